@@ -1,0 +1,59 @@
+using System;
+
+namespace Missive;
+
+/// <summary>The CloudEvents checks every envelope passes before it is written and after it is read.</summary>
+internal static class EnvelopeValidator
+{
+    public static void Validate(MessageEnvelope envelope, long position)
+    {
+        if (string.IsNullOrEmpty(envelope.Id) || string.IsNullOrEmpty(envelope.Source)
+            || string.IsNullOrEmpty(envelope.SpecVersion) || string.IsNullOrEmpty(envelope.Type))
+        {
+            ThrowMissing(envelope, position);
+        }
+
+        if (!string.Equals(envelope.SpecVersion, CloudEventRules.SpecVersion10, StringComparison.Ordinal))
+        {
+            ThrowHelper.ThrowInvalidAttribute("specversion", "must be \"1.0\"", position);
+        }
+
+        if (!CloudEventRules.IsUriReference(envelope.Source))
+        {
+            ThrowHelper.ThrowInvalidAttribute("source", "must be a URI reference", position);
+        }
+
+        if (envelope.DataContentType is { } contentType && !CloudEventRules.IsMediaType(contentType))
+        {
+            ThrowHelper.ThrowInvalidAttribute("datacontenttype", "must be an RFC 2046 media type (type/subtype)", position);
+        }
+
+        if (envelope.DataSchema is { } schema && !CloudEventRules.IsAbsoluteUri(schema))
+        {
+            ThrowHelper.ThrowInvalidAttribute("dataschema", "must be an absolute URI", position);
+        }
+
+        if (envelope.Subject is { Length: 0 })
+        {
+            ThrowHelper.ThrowInvalidAttribute("subject", "must not be empty", position);
+        }
+    }
+
+    private static void ThrowMissing(MessageEnvelope envelope, long position)
+    {
+        var missing = new System.Collections.Generic.List<string>(4);
+        AddIfEmpty(missing, envelope.Id, "id");
+        AddIfEmpty(missing, envelope.Source, "source");
+        AddIfEmpty(missing, envelope.SpecVersion, "specversion");
+        AddIfEmpty(missing, envelope.Type, "type");
+        ThrowHelper.ThrowMissingAttributes(string.Join(", ", missing), position);
+    }
+
+    private static void AddIfEmpty(System.Collections.Generic.List<string> missing, string? value, string name)
+    {
+        if (string.IsNullOrEmpty(value))
+        {
+            missing.Add(name);
+        }
+    }
+}

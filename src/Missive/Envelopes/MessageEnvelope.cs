@@ -1,0 +1,80 @@
+using System;
+
+namespace Missive;
+
+/// <summary>
+/// A CloudEvents 1.0 envelope around an application message: the context attributes, the
+/// extension attributes and the message itself.
+/// </summary>
+/// <remarks>
+/// Envelopes are plain data holders. Serializers validate them when writing and build them only
+/// from valid input when reading; <see cref="Validate"/> runs the same checks on demand.
+/// </remarks>
+public abstract class MessageEnvelope
+{
+    private ExtensionAttributeCollection? _extensions;
+
+    private protected MessageEnvelope()
+    {
+    }
+
+    /// <summary>Gets or sets the event id (<c>id</c>, required, non-empty).</summary>
+    public string Id { get; set; } = string.Empty;
+
+    /// <summary>Gets or sets the event source (<c>source</c>, required, a URI reference).</summary>
+    public string Source { get; set; } = string.Empty;
+
+    /// <summary>Gets or sets the specification version (<c>specversion</c>); always <c>1.0</c> for valid envelopes.</summary>
+    public string SpecVersion { get; set; } = CloudEventRules.SpecVersion10;
+
+    /// <summary>Gets or sets the event type (<c>type</c>, required): the registered message type identifier.</summary>
+    public string Type { get; set; } = string.Empty;
+
+    /// <summary>Gets or sets the time the event happened (<c>time</c>, optional).</summary>
+    public DateTimeOffset? Time { get; set; }
+
+    /// <summary>Gets or sets the content type of the data (<c>datacontenttype</c>, optional, RFC 2046).</summary>
+    public string? DataContentType { get; set; }
+
+    /// <summary>Gets or sets the schema the data adheres to (<c>dataschema</c>, optional, an absolute URI).</summary>
+    public string? DataSchema { get; set; }
+
+    /// <summary>Gets or sets the subject of the event in the context of the source (<c>subject</c>, optional, non-empty).</summary>
+    public string? Subject { get; set; }
+
+    /// <summary>Gets the extension attributes. Created on first use.</summary>
+    public ExtensionAttributeCollection Extensions => _extensions ??= new ExtensionAttributeCollection();
+
+    /// <summary>Gets the message (the <c>data</c> of the event), or <c>null</c> when the event has none.</summary>
+    public object? Message => GetMessage();
+
+    /// <summary>Gets the .NET type of the message.</summary>
+    public abstract Type MessageType { get; }
+
+    /// <summary>Gets the extensions if any were added, without creating the collection.</summary>
+    internal ExtensionAttributeCollection? ExtensionsOrNull => _extensions;
+
+    internal void SetExtensions(ExtensionAttributeCollection? extensions) => _extensions = extensions;
+
+    /// <summary>Checks the envelope against the CloudEvents rules.</summary>
+    /// <exception cref="InvalidEnvelopeException">A required attribute is missing or an attribute value is invalid.</exception>
+    public void Validate() => EnvelopeValidator.Validate(this, position: -1);
+
+    /// <summary>Gets the message as an object.</summary>
+    /// <returns>The message, or <c>null</c>.</returns>
+    private protected abstract object? GetMessage();
+}
+
+/// <summary>A CloudEvents envelope around a message of type <typeparamref name="T"/>.</summary>
+/// <typeparam name="T">The message type.</typeparam>
+public sealed class MessageEnvelope<T> : MessageEnvelope
+{
+    /// <summary>Gets or sets the message (the <c>data</c> of the event).</summary>
+    public new T Message { get; set; } = default!;
+
+    /// <inheritdoc />
+    public override Type MessageType => typeof(T);
+
+    /// <inheritdoc />
+    private protected override object? GetMessage() => Message;
+}

@@ -1,0 +1,63 @@
+using System;
+using System.Diagnostics.CodeAnalysis;
+
+namespace Missive;
+
+/// <summary>
+/// Builds and throws exceptions away from hot methods so that they stay small enough to inline.
+/// Messages name the attribute and the position, never a value, unless content logging is on.
+/// </summary>
+internal static class ThrowHelper
+{
+    [DoesNotReturn]
+    public static void ThrowInvalidEnvelope(InvalidEnvelopeReason reason, string message, long position = -1, string? attribute = null, Exception? inner = null)
+        => throw Create(reason, message, position, attribute, inner);
+
+    public static InvalidEnvelopeException Create(InvalidEnvelopeReason reason, string message, long position = -1, string? attribute = null, Exception? inner = null)
+    {
+        string where = position >= 0 ? $" (at byte {position})" : string.Empty;
+        return new InvalidEnvelopeException(reason, message + where, position, attribute, inner);
+    }
+
+    [DoesNotReturn]
+    public static void ThrowMissingAttributes(string names, long position)
+        => throw new InvalidEnvelopeException(
+            InvalidEnvelopeReason.MissingAttribute,
+            $"The envelope is missing, or has empty, required attribute(s): {names}.",
+            position,
+            names);
+
+    [DoesNotReturn]
+    public static void ThrowWrongTokenType(string attribute, string expected, long position)
+        => ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, $"The '{attribute}' attribute must be {expected}.", position, attribute);
+
+    [DoesNotReturn]
+    public static void ThrowInvalidAttribute(string attribute, string rule, long position)
+        => ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, $"The '{attribute}' attribute {rule}.", position, attribute);
+
+    [DoesNotReturn]
+    public static void ThrowDuplicateAttribute(string attribute, long position)
+        => ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, $"The '{attribute}' attribute appears more than once.", position, attribute);
+
+    [DoesNotReturn]
+    public static void ThrowUnknownMessageType(string? type, bool includeContent, long position)
+        => ThrowInvalidEnvelope(
+            InvalidEnvelopeReason.UnknownMessageType,
+            includeContent && type is not null
+                ? $"The envelope's 'type' attribute ('{type}') names no registered message type."
+                : "The envelope's 'type' attribute names no registered message type.",
+            position,
+            "type");
+
+    [DoesNotReturn]
+    public static void ThrowTooLarge(long size, int limit)
+        => ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The input is {size} bytes, over the limit of {limit} bytes (SerializationOptions.MaxEnvelopeSize).");
+
+    [DoesNotReturn]
+    public static void ThrowArgumentOutOfRange(string paramName, string message)
+        => throw new ArgumentOutOfRangeException(paramName, message);
+
+    [DoesNotReturn]
+    public static void ThrowInvalidOperation(string message)
+        => throw new InvalidOperationException(message);
+}

@@ -1,0 +1,503 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text;
+using System.Runtime.CompilerServices;
+using System.Text.Json;
+using Missive.Serialization;
+
+namespace Missive.Json;
+
+public sealed partial class Utf8JsonEnvelopeSerializer
+{
+    /// <summary>Scratch space for unescaping member names and short values: a name is at most 256 bytes, a timestamp 64.</summary>
+    private const int ScratchSize = 256;
+
+    /// <summary>Stack scratch passed by reference, so spans over it cannot be captured by the reader.</summary>
+    [InlineArray(ScratchSize)]
+    private struct Scratch
+    {
+        private byte _element0;
+    }
+
+    private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source)
+    {
+        var reader = new Utf8JsonReader(source, _readerOptions);
+        try
+        {
+            ReadToken(ref reader);
+            if (reader.TokenType != JsonTokenType.StartObject)
+            {
+                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON envelope must be a JSON object.", reader.TokenStartIndex);
+            }
+
+            MessageEnvelope envelope = ReadEnvelope(ref reader, source);
+            if (reader.Read())
+            {
+                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "Unexpected content after the envelope object.", reader.TokenStartIndex);
+            }
+
+            return envelope;
+        }
+        catch (JsonException e)
+        {
+            throw JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+        }
+    }
+
+    private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
+    {
+        var reader = new Utf8JsonReader(source, _readerOptions);
+        try
+        {
+            ReadToken(ref reader);
+            if (reader.TokenType != JsonTokenType.StartArray)
+            {
+                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON batch must be a JSON array.", reader.TokenStartIndex);
+            }
+
+            var envelopes = new List<MessageEnvelope>();
+            while (true)
+            {
+                ReadToken(ref reader);
+                if (reader.TokenType == JsonTokenType.EndArray)
+                {
+                    break;
+                }
+
+                if (reader.TokenType != JsonTokenType.StartObject)
+                {
+                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"Batch item {envelopes.Count} is not a JSON object.", reader.TokenStartIndex);
+                }
+
+                if (envelopes.Count == Options.MaxBatchSize)
+                {
+                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The batch holds more than {Options.MaxBatchSize} envelopes (SerializationOptions.MaxBatchSize).", reader.TokenStartIndex);
+                }
+
+                envelopes.Add(ReadEnvelope(ref reader, source));
+            }
+
+            if (reader.Read())
+            {
+                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "Unexpected content after the batch array.", reader.TokenStartIndex);
+            }
+
+            return envelopes;
+        }
+        catch (JsonException e)
+        {
+            throw JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+        }
+    }
+
+    /// <summary>Reads one envelope object; the reader is on its <c>{</c> and ends on its <c>}</c>.</summary>
+    private MessageEnvelope ReadEnvelope(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source)
+    {
+        long objectStart = reader.TokenStartIndex;
+        Scratch scratch = default;
+        JsonAttribute seen = JsonAttribute.None;
+        string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
+        DateTimeOffset? time = null;
+        MessageTypeInfo? info = null;
+        MessageEnvelope? envelope = null;
+        ExtensionAttributeCollection? extensions = null;
+        long deferredStart = -1, deferredEnd = -1;
+
+        while (true)
+        {
+            ReadToken(ref reader);
+            if (reader.TokenType == JsonTokenType.EndObject)
+            {
+                break;
+            }
+
+            long position = reader.TokenStartIndex;
+            ReadOnlySpan<byte> name = GetName(ref reader, ref scratch);
+            JsonAttribute attribute = JsonAttributeNames.Classify(name);
+            string? extensionName = null;
+            if (attribute == JsonAttribute.Extension)
+            {
+                extensionName = GetExtensionName(name, extensions, position);
+            }
+            else
+            {
+                if ((seen & attribute) != 0)
+                {
+                    ThrowHelper.ThrowDuplicateAttribute(JsonAttributeNames.NameOf(attribute), position);
+                }
+
+                seen |= attribute;
+            }
+
+            ReadToken(ref reader);
+            position = reader.TokenStartIndex;
+            switch (attribute)
+            {
+                case JsonAttribute.Id:
+                    id = GetRequiredString(ref reader, "id");
+                    break;
+                case JsonAttribute.Source:
+                    eventSource = GetRequiredString(ref reader, "source");
+                    break;
+                case JsonAttribute.SpecVersion:
+                    ReadSpecVersion(ref reader);
+                    break;
+                case JsonAttribute.Type:
+                    info = ReadType(ref reader);
+                    envelope = info.CreateEnvelope();
+                    break;
+                case JsonAttribute.Time:
+                    time = ReadTime(ref reader, ref scratch);
+                    break;
+                case JsonAttribute.DataContentType:
+                    contentType = reader.TokenType == JsonTokenType.String && reader.ValueTextEquals("application/json"u8)
+                        ? ContentTypes.ApplicationJson
+                        : GetOptionalString(ref reader, "datacontenttype");
+                    break;
+                case JsonAttribute.DataSchema:
+                    schema = GetOptionalString(ref reader, "dataschema");
+                    break;
+                case JsonAttribute.Subject:
+                    subject = GetOptionalString(ref reader, "subject");
+                    break;
+                case JsonAttribute.Data:
+                case JsonAttribute.DataBase64:
+                    if ((seen & (JsonAttribute.Data | JsonAttribute.DataBase64)) == (JsonAttribute.Data | JsonAttribute.DataBase64))
+                    {
+                        ThrowHelper.ThrowInvalidAttribute("data", "and 'data_base64' cannot both be present", position);
+                    }
+
+                    if (reader.TokenType == JsonTokenType.Null)
+                    {
+                        break;
+                    }
+
+                    if (attribute == JsonAttribute.DataBase64 && reader.TokenType != JsonTokenType.String)
+                    {
+                        ThrowHelper.ThrowWrongTokenType("data_base64", "a base64 string", position);
+                    }
+
+                    if (envelope is not null)
+                    {
+                        ReadData(ref reader, info!, envelope, attribute);
+                    }
+                    else
+                    {
+                        deferredStart = position;
+                        reader.Skip();
+                        deferredEnd = reader.BytesConsumed;
+                    }
+
+                    break;
+                default:
+                    if (reader.TokenType != JsonTokenType.Null)
+                    {
+                        extensions ??= new ExtensionAttributeCollection();
+                        if (extensions.Count == Options.MaxExtensionAttributes)
+                        {
+                            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The envelope has more than {Options.MaxExtensionAttributes} extension attributes (SerializationOptions.MaxExtensionAttributes).", position);
+                        }
+
+                        extensions.AddTrusted(extensionName!, ReadExtensionValue(ref reader, extensionName!, ref scratch));
+                    }
+
+                    break;
+            }
+        }
+
+        if (envelope is null)
+        {
+            // No type: report every missing required attribute at once.
+            ThrowHelper.ThrowMissingAttributes(MissingNames(seen, id, eventSource), objectStart);
+        }
+
+        if ((seen & JsonAttribute.SpecVersion) == 0)
+        {
+            ThrowHelper.ThrowMissingAttributes(MissingNames(seen, id, eventSource), objectStart);
+        }
+
+        envelope.Id = id!;
+        envelope.Source = eventSource!;
+        envelope.Time = time;
+        envelope.DataContentType = contentType;
+        envelope.DataSchema = schema;
+        envelope.Subject = subject;
+        envelope.SetExtensions(extensions);
+        EnvelopeValidator.Validate(envelope, objectStart);
+
+        if (deferredStart >= 0)
+        {
+            var dataReader = new Utf8JsonReader(source.Slice(deferredStart, deferredEnd - deferredStart), _readerOptions);
+            ReadToken(ref dataReader);
+            ReadData(ref dataReader, info!, envelope, (seen & JsonAttribute.DataBase64) != 0 ? JsonAttribute.DataBase64 : JsonAttribute.Data);
+        }
+
+        return envelope;
+    }
+
+    private static string MissingNames(JsonAttribute seen, string? id, string? source)
+    {
+        var names = new StringBuilder();
+        Append(names, string.IsNullOrEmpty(id), "id");
+        Append(names, string.IsNullOrEmpty(source), "source");
+        Append(names, (seen & JsonAttribute.SpecVersion) == 0, "specversion");
+        Append(names, (seen & JsonAttribute.Type) == 0, "type");
+        return names.ToString();
+
+        static void Append(StringBuilder names, bool missing, string name)
+        {
+            if (missing)
+            {
+                names.Append(names.Length == 0 ? string.Empty : ", ").Append(name);
+            }
+        }
+    }
+
+    private void ReadData(ref Utf8JsonReader reader, MessageTypeInfo info, MessageEnvelope envelope, JsonAttribute attribute)
+    {
+        long position = reader.TokenStartIndex;
+        try
+        {
+            if (attribute == JsonAttribute.DataBase64)
+            {
+                byte[] bytes;
+                try
+                {
+                    bytes = reader.GetBytesFromBase64();
+                }
+                catch (FormatException)
+                {
+                    ThrowHelper.ThrowInvalidAttribute("data_base64", "is not valid base64", position);
+                    return;
+                }
+
+                info.ReadBinary(envelope, bytes);
+            }
+            else
+            {
+                info.ReadJsonData(envelope, ref reader);
+            }
+        }
+        catch (Exception e) when (JsonEnvelopeErrors.IsDataError(e))
+        {
+            throw JsonEnvelopeErrors.InvalidData(e, position, Options.LogMessageContent);
+        }
+    }
+
+    private static void ReadToken(ref Utf8JsonReader reader)
+    {
+        if (!reader.Read())
+        {
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "The JSON ends before the envelope is complete.", reader.BytesConsumed);
+        }
+    }
+
+    /// <summary>Gets a member name as unescaped UTF-8, without allocating.</summary>
+    private ReadOnlySpan<byte> GetName(ref Utf8JsonReader reader, ref Scratch scratch)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            ReadOnlySpan<byte> span = reader.ValueSpan;
+            if (span.Length > Options.MaxAttributeNameLength)
+            {
+                ThrowNameTooLong(reader.TokenStartIndex);
+            }
+
+            return span;
+        }
+
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        if (rawLength > ScratchSize)
+        {
+            ThrowNameTooLong(reader.TokenStartIndex);
+        }
+
+        Span<byte> buffer = scratch;
+        int length = reader.CopyString(buffer);
+        if (length > Options.MaxAttributeNameLength)
+        {
+            ThrowNameTooLong(reader.TokenStartIndex);
+        }
+
+        return buffer[..length];
+    }
+
+    private void ThrowNameTooLong(long position)
+        => ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"A member name is longer than {Options.MaxAttributeNameLength} bytes (SerializationOptions.MaxAttributeNameLength).", position);
+
+    private static string GetExtensionName(ReadOnlySpan<byte> name, ExtensionAttributeCollection? extensions, long position)
+    {
+        if (!CloudEventRules.IsValidAttributeName(name))
+        {
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, "An attribute name is not valid: CloudEvents attribute names are lower-case ASCII letters and digits.", position);
+        }
+
+        string extensionName = Encoding.UTF8.GetString(name);
+        if (extensions is not null && extensions.IndexOf(extensionName) >= 0)
+        {
+            ThrowHelper.ThrowDuplicateAttribute(extensionName, position);
+        }
+
+        return extensionName;
+    }
+
+    private static string GetRequiredString(ref Utf8JsonReader reader, string attribute)
+    {
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType(attribute, "a string", reader.TokenStartIndex);
+        }
+
+        return reader.GetString()!;
+    }
+
+    private static string? GetOptionalString(ref Utf8JsonReader reader, string attribute)
+        => reader.TokenType == JsonTokenType.Null ? null : GetRequiredString(ref reader, attribute);
+
+    private static void ReadSpecVersion(ref Utf8JsonReader reader)
+    {
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType("specversion", "a string", reader.TokenStartIndex);
+        }
+
+        if (!reader.ValueTextEquals("1.0"u8))
+        {
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.UnsupportedFormat, "The 'specversion' attribute must be \"1.0\": only CloudEvents 1.0 is supported.", reader.TokenStartIndex, "specversion");
+        }
+    }
+
+    private MessageTypeInfo ReadType(ref Utf8JsonReader reader)
+    {
+        long position = reader.TokenStartIndex;
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType("type", "a string", position);
+        }
+
+        // Look the identifier up as UTF-16 on the stack: the envelope then shares the registered
+        // identifier string and reading the type allocates nothing.
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        if (rawLength <= ScratchSize && !reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            Span<char> chars = stackalloc char[ScratchSize];
+            if (Encoding.UTF8.TryGetChars(reader.ValueSpan, chars, out int count) && MessageTypes.TryGet(chars[..count], out MessageTypeInfo? found))
+            {
+                return found;
+            }
+        }
+
+        string type = reader.GetString()!;
+        if (type.Length == 0)
+        {
+            ThrowHelper.ThrowMissingAttributes("type", position);
+        }
+
+        if (!MessageTypes.TryGet(type, out MessageTypeInfo? info))
+        {
+            ThrowHelper.ThrowUnknownMessageType(type, Options.LogMessageContent, position);
+        }
+
+        return info;
+    }
+
+    private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, ref Scratch scratch)
+    {
+        if (reader.TokenType == JsonTokenType.Null)
+        {
+            return null;
+        }
+
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType("time", "an RFC 3339 timestamp string", reader.TokenStartIndex);
+        }
+
+        if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset value))
+        {
+            ThrowHelper.ThrowInvalidAttribute("time", "is not an RFC 3339 timestamp", reader.TokenStartIndex);
+        }
+
+        return value;
+    }
+
+    private static bool TryReadTimestamp(ref Utf8JsonReader reader, ref Scratch scratch, out DateTimeOffset value)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            return Rfc3339.TryParse(reader.ValueSpan, out value);
+        }
+
+        value = default;
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        Span<byte> buffer = scratch;
+        return rawLength <= ScratchSize && Rfc3339.TryParse(buffer[..reader.CopyString(buffer)], out value);
+    }
+
+    private CloudEventAttributeValue ReadExtensionValue(ref Utf8JsonReader reader, string name, ref Scratch scratch)
+    {
+        long position = reader.TokenStartIndex;
+        Options.ExtensionAttributeTypes.TryGetValue(name, out CloudEventAttributeType declared);
+        switch (reader.TokenType)
+        {
+            case JsonTokenType.True or JsonTokenType.False when declared is CloudEventAttributeType.None or CloudEventAttributeType.Boolean:
+                return CloudEventAttributeValue.FromBoolean(reader.TokenType == JsonTokenType.True);
+            case JsonTokenType.Number when declared is CloudEventAttributeType.None or CloudEventAttributeType.Integer:
+                if (!reader.TryGetInt32(out int integer))
+                {
+                    ThrowHelper.ThrowInvalidAttribute(name, "must be an integer in the signed 32-bit range (the only CloudEvents number type)", position);
+                }
+
+                return CloudEventAttributeValue.FromInteger(integer);
+            case JsonTokenType.String:
+                return ReadStringExtension(ref reader, name, declared, ref scratch);
+            default:
+                ThrowHelper.ThrowWrongTokenType(name, declared == CloudEventAttributeType.None ? "a string, an integer or a boolean" : "of its declared type " + declared, position);
+                return default;
+        }
+    }
+
+    private static CloudEventAttributeValue ReadStringExtension(ref Utf8JsonReader reader, string name, CloudEventAttributeType declared, ref Scratch scratch)
+    {
+        long position = reader.TokenStartIndex;
+        switch (declared)
+        {
+            case CloudEventAttributeType.None or CloudEventAttributeType.String:
+                return CloudEventAttributeValue.FromString(reader.GetString()!);
+            case CloudEventAttributeType.Binary:
+                if (!reader.TryGetBytesFromBase64(out byte[]? bytes))
+                {
+                    ThrowHelper.ThrowInvalidAttribute(name, "is not valid base64", position);
+                }
+
+                return CloudEventAttributeValue.FromBinary(bytes);
+            case CloudEventAttributeType.Timestamp:
+                if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset timestamp))
+                {
+                    ThrowHelper.ThrowInvalidAttribute(name, "is not an RFC 3339 timestamp", position);
+                }
+
+                return CloudEventAttributeValue.FromTimestamp(timestamp);
+            case CloudEventAttributeType.Uri:
+                string uri = reader.GetString()!;
+                if (!CloudEventRules.IsAbsoluteUri(uri))
+                {
+                    ThrowHelper.ThrowInvalidAttribute(name, "is not an absolute URI", position);
+                }
+
+                return CloudEventAttributeValue.FromUri(uri);
+            case CloudEventAttributeType.UriReference:
+                string reference = reader.GetString()!;
+                if (!CloudEventRules.IsUriReference(reference))
+                {
+                    ThrowHelper.ThrowInvalidAttribute(name, "is not a URI reference", position);
+                }
+
+                return CloudEventAttributeValue.FromUriReference(reference);
+            default:
+                ThrowHelper.ThrowWrongTokenType(name, "of its declared type " + declared, position);
+                return default;
+        }
+    }
+}

@@ -1,0 +1,142 @@
+using System;
+using System.Buffers;
+using System.Text;
+using Missive.Buffers;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// Convenience doors onto <see cref="IEnvelopeSerializer"/>: each one funnels into the
+/// <see cref="IBufferWriter{T}"/> / <see cref="ReadOnlySequence{T}"/> core methods, on a pooled buffer.
+/// </summary>
+public static class EnvelopeSerializerExtensions
+{
+    /// <summary>
+    /// Serializes an envelope to text: the JSON itself for JSON formats, base64 for binary formats
+    /// (the form in which binary envelopes travel in SQS and SNS bodies).
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="envelope">The envelope. Must not be null.</param>
+    /// <returns>The text.</returns>
+    public static string SerializeToString<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        PooledBufferWriter buffer = Rent(serializer);
+        try
+        {
+            serializer.Serialize(buffer, envelope);
+            return IsBinary(serializer) ? Convert.ToBase64String(buffer.WrittenSpan) : Encoding.UTF8.GetString(buffer.WrittenSpan);
+        }
+        finally
+        {
+            Return(serializer, buffer);
+        }
+    }
+
+    /// <summary>Serializes an envelope to a new array.</summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="envelope">The envelope. Must not be null.</param>
+    /// <returns>The bytes.</returns>
+    public static byte[] SerializeToArray<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        PooledBufferWriter buffer = Rent(serializer);
+        try
+        {
+            serializer.Serialize(buffer, envelope);
+            return buffer.WrittenSpan.ToArray();
+        }
+        finally
+        {
+            Return(serializer, buffer);
+        }
+    }
+
+    /// <summary>Reads one envelope from memory without copying it.</summary>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="source">The envelope bytes.</param>
+    /// <returns>The envelope.</returns>
+    public static MessageEnvelope Deserialize(this IEnvelopeSerializer serializer, ReadOnlyMemory<byte> source)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        return serializer.Deserialize(new ReadOnlySequence<byte>(source));
+    }
+
+    /// <summary>Reads one envelope from a span (copied into a pooled buffer first).</summary>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="source">The envelope bytes.</param>
+    /// <returns>The envelope.</returns>
+    public static MessageEnvelope Deserialize(this IEnvelopeSerializer serializer, ReadOnlySpan<byte> source)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        PooledBufferWriter buffer = Rent(serializer);
+        try
+        {
+            buffer.Write(source);
+            return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
+        }
+        finally
+        {
+            Return(serializer, buffer);
+        }
+    }
+
+    /// <summary>
+    /// Reads one envelope from text: JSON for JSON formats, base64 for binary formats (the inverse of
+    /// <see cref="SerializeToString{T}(IEnvelopeSerializer, MessageEnvelope{T})"/>).
+    /// </summary>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="source">The text. Must not be null.</param>
+    /// <returns>The envelope.</returns>
+    /// <exception cref="InvalidEnvelopeException">The text is not a valid envelope (or not base64, for binary formats).</exception>
+    public static MessageEnvelope Deserialize(this IEnvelopeSerializer serializer, string source)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        ArgumentNullException.ThrowIfNull(source);
+        PooledBufferWriter buffer = Rent(serializer);
+        try
+        {
+            if (IsBinary(serializer))
+            {
+                Span<byte> span = buffer.GetSpan(Base64MaxDecodedLength(source.Length));
+                if (!Convert.TryFromBase64String(source, span, out int written))
+                {
+                    throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The text is not valid base64.");
+                }
+
+                buffer.Advance(written);
+            }
+            else
+            {
+                Encoding.UTF8.GetBytes(source, buffer);
+            }
+
+            return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
+        }
+        finally
+        {
+            Return(serializer, buffer);
+        }
+    }
+
+    private static int Base64MaxDecodedLength(int length) => Math.Max(1, (length / 4 * 3) + 3);
+
+    private static bool IsBinary(IEnvelopeSerializer serializer) => serializer is EnvelopeSerializer { IsBinaryFormat: true };
+
+    private static PooledBufferWriter Rent(IEnvelopeSerializer serializer)
+        => serializer is EnvelopeSerializer pooled ? pooled.RentBuffer() : new PooledBufferWriter();
+
+    private static void Return(IEnvelopeSerializer serializer, PooledBufferWriter buffer)
+    {
+        if (serializer is EnvelopeSerializer pooled)
+        {
+            pooled.ReturnBuffer(buffer);
+        }
+        else
+        {
+            buffer.Dispose();
+        }
+    }
+}

@@ -1,0 +1,74 @@
+using System;
+using System.Text.Json;
+using Missive.Serialization.Payloads;
+
+namespace Missive.Serialization;
+
+/// <summary>What the map knows of one registered message type: its identifier, content type and codec.</summary>
+internal abstract class MessageTypeInfo
+{
+    protected MessageTypeInfo(string identifier, string contentType, Type messageType)
+    {
+        Identifier = identifier;
+        ContentType = contentType;
+        MessageType = messageType;
+    }
+
+    /// <summary>Gets the type identifier written as the envelope's <c>type</c>.</summary>
+    public string Identifier { get; }
+
+    /// <summary>Gets the <c>datacontenttype</c> the envelope factory writes for this type.</summary>
+    public string ContentType { get; }
+
+    /// <summary>Gets the .NET message type.</summary>
+    public Type MessageType { get; }
+
+    /// <summary>Creates an empty envelope of the right generic type.</summary>
+    public abstract MessageEnvelope CreateEnvelope();
+
+    /// <summary>Reads the JSON <c>data</c> value the reader is on into the envelope's message.</summary>
+    public abstract void ReadJsonData(MessageEnvelope envelope, ref Utf8JsonReader reader);
+
+    /// <summary>Reads a DOM <c>data</c> value into the envelope's message.</summary>
+    public abstract void ReadJsonData(MessageEnvelope envelope, JsonElement element);
+
+    /// <summary>Reads binary data into the envelope's message; the array is handed over.</summary>
+    public abstract void ReadBinary(MessageEnvelope envelope, byte[] data);
+
+    /// <summary>Reads UTF-8 text data into the envelope's message.</summary>
+    public abstract void ReadText(MessageEnvelope envelope, ReadOnlySpan<byte> utf8);
+
+    /// <summary>Calls the visitor with the envelope cast to its generic type.</summary>
+    /// <exception cref="System.ArgumentException">The envelope is not of this message type.</exception>
+    public abstract void Accept<TVisitor>(ref TVisitor visitor, MessageEnvelope envelope)
+        where TVisitor : struct, IEnvelopeVisitor;
+}
+
+/// <summary>A registered message type <typeparamref name="T"/>.</summary>
+internal sealed class MessageTypeInfo<T> : MessageTypeInfo
+{
+    public MessageTypeInfo(string identifier, string contentType, PayloadCodec<T> codec)
+        : base(identifier, contentType, typeof(T))
+    {
+        Codec = codec;
+    }
+
+    public PayloadCodec<T> Codec { get; }
+
+    public override MessageEnvelope CreateEnvelope() => new MessageEnvelope<T>();
+
+    public override void ReadJsonData(MessageEnvelope envelope, ref Utf8JsonReader reader)
+        => ((MessageEnvelope<T>)envelope).Message = Codec.ReadJsonData(ref reader);
+
+    public override void ReadJsonData(MessageEnvelope envelope, JsonElement element)
+        => ((MessageEnvelope<T>)envelope).Message = Codec.ReadJsonData(element);
+
+    public override void ReadBinary(MessageEnvelope envelope, byte[] data)
+        => ((MessageEnvelope<T>)envelope).Message = Codec.ReadBinary(data);
+
+    public override void ReadText(MessageEnvelope envelope, ReadOnlySpan<byte> utf8)
+        => ((MessageEnvelope<T>)envelope).Message = Codec.ReadText(utf8, envelope.DataContentType);
+
+    public override void Accept<TVisitor>(ref TVisitor visitor, MessageEnvelope envelope)
+        => visitor.Visit((MessageEnvelope<T>)envelope, this);
+}

@@ -1,0 +1,179 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+using System.Text.Json.Serialization.Metadata;
+using Missive.Serialization.Payloads;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// The registered message types: which .NET type each envelope <c>type</c> identifier stands for,
+/// and how its data is written. Serializers read the message type from this map.
+/// </summary>
+/// <remarks>
+/// <para>How data travels, by message type:</para>
+/// <list type="bullet">
+/// <item><c>byte[]</c> and <see cref="ReadOnlyMemory{T}"/> of bytes: <c>data_base64</c>
+/// (protobuf <c>binary_data</c>); content type <c>application/octet-stream</c> unless given.</item>
+/// <item><see cref="string"/>: a JSON string (protobuf <c>text_data</c>); content type <c>text/plain</c> unless given.</item>
+/// <item>Any other type, with <see cref="SerializationOptions.MessageSerializer"/> set: that
+/// serializer's text, embedded as JSON when its content type is JSON, else as a JSON string.</item>
+/// <item>Any other type: System.Text.Json, embedded as a JSON value (protobuf <c>text_data</c>),
+/// content type <c>application/json</c>; metadata from <see cref="SerializationOptions.JsonSerializerContext"/>
+/// first, then <see cref="SerializationOptions.JsonSerializerOptions"/>.</item>
+/// </list>
+/// <para>Registration is closed once a serializer has been created from the map.</para>
+/// </remarks>
+public sealed class MessageTypeMap
+{
+    private readonly SerializationOptions _options;
+    private readonly Dictionary<string, MessageTypeInfo> _byIdentifier = new(StringComparer.Ordinal);
+    private readonly Dictionary<Type, MessageTypeInfo> _byType = [];
+    private readonly Dictionary<string, MessageTypeInfo>.AlternateLookup<ReadOnlySpan<char>> _byIdentifierSpan;
+    private JsonSerializerOptions? _defaultJsonOptions;
+    private bool _frozen;
+
+    /// <summary>Creates an empty map.</summary>
+    /// <param name="options">The options whose JSON settings and message serializer the codecs use. Must not be null.</param>
+    public MessageTypeMap(SerializationOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        _options = options;
+        _byIdentifierSpan = _byIdentifier.GetAlternateLookup<ReadOnlySpan<char>>();
+    }
+
+    /// <summary>Gets the options the map was created with.</summary>
+    public SerializationOptions Options => _options;
+
+    /// <summary>Gets the number of registered types.</summary>
+    public int Count => _byType.Count;
+
+    /// <summary>Registers a message type.</summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="typeIdentifier">The envelope <c>type</c> for this message type. Must not be null or empty.</param>
+    /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the default of the type's kind.</param>
+    /// <returns>This map.</returns>
+    /// <exception cref="MessageBusConfigurationException">The identifier or the type is already registered, the map is closed, or System.Text.Json has no metadata for the type.</exception>
+    public MessageTypeMap Add<T>(string typeIdentifier, string? dataContentType = null)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(typeIdentifier);
+        if (_frozen)
+        {
+            throw new MessageBusConfigurationException("Message types cannot be added once a serializer uses the map; register every type at startup.");
+        }
+
+        if (_byIdentifier.TryGetValue(typeIdentifier, out MessageTypeInfo? existing))
+        {
+            throw new MessageBusConfigurationException($"The type identifier '{typeIdentifier}' is already registered for {existing.MessageType.FullName}; identifiers must be unique.");
+        }
+
+        if (_byType.TryGetValue(typeof(T), out existing))
+        {
+            throw new MessageBusConfigurationException($"The message type {typeof(T).FullName} is already registered as '{existing.Identifier}'; a type has one identifier.");
+        }
+
+        if (dataContentType is not null && !CloudEventRules.IsMediaType(dataContentType))
+        {
+            throw new MessageBusConfigurationException($"'{dataContentType}' is not a media type (type/subtype).");
+        }
+
+        PayloadCodec<T> codec = CreateCodec<T>();
+        string contentType = dataContentType ?? codec.DefaultContentType;
+        var info = new MessageTypeInfo<T>(typeIdentifier, contentType, codec);
+        _byIdentifier.Add(typeIdentifier, info);
+        _byType.Add(typeof(T), info);
+        return this;
+    }
+
+    /// <summary>Tells whether a .NET type is registered, and with which identifier.</summary>
+    /// <param name="messageType">The message type. Must not be null.</param>
+    /// <param name="typeIdentifier">The identifier when registered.</param>
+    /// <returns><c>true</c> when registered.</returns>
+    public bool TryGetTypeIdentifier(Type messageType, out string typeIdentifier)
+    {
+        ArgumentNullException.ThrowIfNull(messageType);
+        bool found = _byType.TryGetValue(messageType, out MessageTypeInfo? info);
+        typeIdentifier = info?.Identifier ?? string.Empty;
+        return found;
+    }
+
+    /// <summary>Tells whether a type identifier is registered, and for which .NET type.</summary>
+    /// <param name="typeIdentifier">The identifier. Must not be null.</param>
+    /// <param name="messageType">The .NET type when registered.</param>
+    /// <returns><c>true</c> when registered.</returns>
+    public bool TryGetMessageType(string typeIdentifier, out Type? messageType)
+    {
+        ArgumentNullException.ThrowIfNull(typeIdentifier);
+        bool found = _byIdentifier.TryGetValue(typeIdentifier, out MessageTypeInfo? info);
+        messageType = info?.MessageType;
+        return found;
+    }
+
+    /// <summary>Closes registration: called when a serializer starts using the map.</summary>
+    internal void Freeze() => _frozen = true;
+
+    internal bool TryGet(ReadOnlySpan<char> identifier, out MessageTypeInfo info) => _byIdentifierSpan.TryGetValue(identifier, out info!);
+
+    internal MessageTypeInfo<T> Get<T>()
+    {
+        if (_byType.TryGetValue(typeof(T), out MessageTypeInfo? info))
+        {
+            return (MessageTypeInfo<T>)info;
+        }
+
+        return ThrowNotRegistered<T>();
+    }
+
+    internal MessageTypeInfo Get(Type messageType)
+        => _byType.TryGetValue(messageType, out MessageTypeInfo? info) ? info : throw NotRegistered(messageType);
+
+    private static MessageTypeInfo<T> ThrowNotRegistered<T>() => throw NotRegistered(typeof(T));
+
+    private static MessageBusConfigurationException NotRegistered(Type type)
+        => new($"The message type {type.FullName} is not registered. Register it with AddMessageType<{type.Name}>(\"type-identifier\").");
+
+    private PayloadCodec<T> CreateCodec<T>()
+    {
+        if (typeof(T) == typeof(byte[]))
+        {
+            return (PayloadCodec<T>)(object)new ByteArrayPayloadCodec();
+        }
+
+        if (typeof(T) == typeof(ReadOnlyMemory<byte>))
+        {
+            return (PayloadCodec<T>)(object)new MemoryPayloadCodec();
+        }
+
+        if (_options.MessageSerializer is { } custom)
+        {
+            return new StringSerializerPayloadCodec<T>(custom);
+        }
+
+        if (typeof(T) == typeof(string))
+        {
+            return (PayloadCodec<T>)(object)new StringPayloadCodec();
+        }
+
+        return new JsonPayloadCodec<T>(ResolveTypeInfo<T>());
+    }
+
+    private JsonTypeInfo<T> ResolveTypeInfo<T>()
+    {
+        if (_options.JsonSerializerContext?.GetTypeInfo(typeof(T)) is JsonTypeInfo<T> fromContext)
+        {
+            return fromContext;
+        }
+
+        JsonSerializerOptions jsonOptions = _options.JsonSerializerOptions ?? (_defaultJsonOptions ??= new JsonSerializerOptions());
+        try
+        {
+            return (JsonTypeInfo<T>)jsonOptions.GetTypeInfo(typeof(T));
+        }
+        catch (Exception e) when (e is InvalidOperationException or NotSupportedException)
+        {
+            throw new MessageBusConfigurationException(
+                $"System.Text.Json has no metadata for {typeof(T).FullName}. Add [JsonSerializable(typeof({typeof(T).Name}))] to your JsonSerializerContext and pass it to ConfigureSerialization, or give JsonSerializerOptions with a resolver for it.",
+                e);
+        }
+    }
+}

@@ -1,0 +1,41 @@
+using System;
+using System.Buffers;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using System.Text.Json.Serialization.Metadata;
+using Missive.Json;
+
+namespace Missive.Serialization.Payloads;
+
+/// <summary>A message written as embedded JSON through System.Text.Json metadata (source-generated or reflection).</summary>
+internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
+{
+    private readonly JsonTypeInfo<T> _typeInfo;
+
+    public JsonPayloadCodec(JsonTypeInfo<T> typeInfo) => _typeInfo = typeInfo;
+
+    public override PayloadKind Kind => PayloadKind.Json;
+
+    public override void WriteJsonMember(Utf8JsonWriter writer, T message)
+    {
+        writer.WritePropertyName(JsonNames.Data);
+        JsonSerializer.Serialize(writer, message, _typeInfo);
+    }
+
+    public override JsonNode? ToNode(T message, out bool isBase64)
+    {
+        isBase64 = false;
+        return JsonSerializer.SerializeToNode(message, _typeInfo);
+    }
+
+    public override T ReadJsonData(ref Utf8JsonReader reader) => JsonSerializer.Deserialize(ref reader, _typeInfo)!;
+
+    public override T ReadJsonData(JsonElement element) => element.Deserialize(_typeInfo)!;
+
+    public override T ReadBinary(byte[] data) => JsonSerializer.Deserialize(data, _typeInfo)!;
+
+    public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => JsonSerializer.Deserialize(utf8, _typeInfo)!;
+
+    public override void WritePayload(IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter)
+        => JsonSerializer.Serialize(jsonWriter, message, _typeInfo);
+}

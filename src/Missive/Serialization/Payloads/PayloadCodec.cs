@@ -1,0 +1,53 @@
+using System;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+
+namespace Missive.Serialization.Payloads;
+
+/// <summary>
+/// Turns a message of type <typeparamref name="T"/> into envelope data and back, for every wire
+/// form: a JSON value written into the envelope's writer, a DOM node for the conventional
+/// serializer, and UTF-8 text or bytes for <c>data_base64</c> and protobuf.
+/// </summary>
+/// <remarks>
+/// Errors caused by the input (JSON that does not fit the type, bad text) surface as
+/// <see cref="JsonException"/>, <see cref="FormatException"/> or <see cref="InvalidOperationException"/>;
+/// the envelope readers turn them into <see cref="InvalidEnvelopeException"/>.
+/// </remarks>
+/// <typeparam name="T">The message type.</typeparam>
+internal abstract class PayloadCodec<T>
+{
+    /// <summary>Gets how the data travels.</summary>
+    public abstract PayloadKind Kind { get; }
+
+    /// <summary>Gets the <c>datacontenttype</c> written for this type unless its registration names one.</summary>
+    public virtual string DefaultContentType => ContentTypes.ApplicationJson;
+
+    /// <summary>Writes the <c>data</c> (or <c>data_base64</c>) member: name and value.</summary>
+    public abstract void WriteJsonMember(Utf8JsonWriter writer, T message);
+
+    /// <summary>Builds the value of the data member for the DOM-based serializer.</summary>
+    /// <param name="message">The message, not null.</param>
+    /// <param name="isBase64">Set when the value belongs in <c>data_base64</c>.</param>
+    public abstract JsonNode? ToNode(T message, out bool isBase64);
+
+    /// <summary>Reads the value of a <c>data</c> member; the reader is on its first token.</summary>
+    public abstract T ReadJsonData(ref Utf8JsonReader reader);
+
+    /// <summary>Reads the value of a <c>data</c> member from the DOM.</summary>
+    public abstract T ReadJsonData(JsonElement element);
+
+    /// <summary>Reads binary data (<c>data_base64</c> decoded, or protobuf <c>binary_data</c>); the array is handed over.</summary>
+    public abstract T ReadBinary(byte[] data);
+
+    /// <summary>Reads text data (protobuf <c>text_data</c>) given as UTF-8.</summary>
+    /// <param name="utf8">The text.</param>
+    /// <param name="contentType">The envelope's <c>datacontenttype</c>, which tells whether the text is JSON.</param>
+    public abstract T ReadText(ReadOnlySpan<byte> utf8, string? contentType);
+
+    /// <summary>Writes the data as protobuf payload bytes (UTF-8 text for text and JSON kinds, raw bytes for binary) into <paramref name="destination"/>.</summary>
+    public abstract void WritePayload(System.Buffers.IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter);
+
+    /// <summary>Gets the payload size in bytes when it is known without writing it, else -1.</summary>
+    public virtual int GetKnownPayloadSize(T message) => -1;
+}

@@ -1,0 +1,76 @@
+using System;
+using System.Buffers;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+using Missive.Json;
+
+namespace Missive.Serialization.Payloads;
+
+/// <summary>
+/// Adapts an <see cref="IStringMessageSerializer"/>: its text is embedded as JSON when its content
+/// type is JSON (and must then be valid JSON), otherwise written as a JSON string.
+/// </summary>
+internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
+{
+    private readonly IStringMessageSerializer _serializer;
+    private readonly bool _isJson;
+
+    public StringSerializerPayloadCodec(IStringMessageSerializer serializer)
+    {
+        _serializer = serializer;
+        _isJson = CloudEventRules.IsJsonContentType(serializer.ContentType);
+    }
+
+    public override PayloadKind Kind => _isJson ? PayloadKind.Json : PayloadKind.Text;
+
+    public override string DefaultContentType => _serializer.ContentType;
+
+    public override void WriteJsonMember(Utf8JsonWriter writer, T message)
+    {
+        string text = _serializer.Serialize(message!);
+        if (_isJson)
+        {
+            writer.WritePropertyName(JsonNames.Data);
+            writer.WriteRawValue(text);
+        }
+        else
+        {
+            writer.WriteString(JsonNames.Data, text);
+        }
+    }
+
+    public override JsonNode? ToNode(T message, out bool isBase64)
+    {
+        isBase64 = false;
+        string text = _serializer.Serialize(message!);
+        return _isJson ? JsonNode.Parse(text) : JsonValue.Create(text);
+    }
+
+    public override T ReadJsonData(ref Utf8JsonReader reader)
+    {
+        if (reader.TokenType == JsonTokenType.String)
+        {
+            return FromText(reader.GetString()!);
+        }
+
+        using JsonDocument document = JsonDocument.ParseValue(ref reader);
+        return FromText(document.RootElement.GetRawText());
+    }
+
+    public override T ReadJsonData(JsonElement element)
+        => FromText(element.ValueKind == JsonValueKind.String ? element.GetString()! : element.GetRawText());
+
+    public override T ReadBinary(byte[] data) => FromText(Encoding.UTF8.GetString(data));
+
+    public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => FromText(Encoding.UTF8.GetString(utf8));
+
+    public override void WritePayload(IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter)
+        => Encoding.UTF8.GetBytes(_serializer.Serialize(message!), destination);
+
+    private T FromText(string text)
+    {
+        object result = _serializer.Deserialize(text, typeof(T));
+        return result is T typed ? typed : throw new InvalidOperationException("The message serializer returned an object of another type than the registered message type.");
+    }
+}

@@ -1,0 +1,101 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// Options for envelope serialization, configured once at startup
+/// (<c>MessageBusBuilder.ConfigureSerialization</c>) and read by the serializers when they are created.
+/// </summary>
+public sealed class SerializationOptions
+{
+    /// <summary>The default of <see cref="MaxEnvelopeSize"/>: 1 MiB, the largest SQS message (and SNS, EventBridge) body.</summary>
+    public const int DefaultMaxEnvelopeSize = 1024 * 1024;
+
+    /// <summary>
+    /// Gets or sets whether the used region of every rented array is zeroed before the array goes
+    /// back to the pool. Default <c>true</c>. Turning it off saves a memory clear per envelope, but
+    /// message bytes then stay in pooled arrays that other code in the process will be handed:
+    /// leave it on when envelopes carry personal or secret data.
+    /// </summary>
+    public bool CleanRentedBuffers { get; set; } = true;
+
+    /// <summary>Gets or sets the size of the first array a pooled buffer writer rents. Default 2048 bytes.</summary>
+    public int InitialBufferSize { get; set; } = 2048;
+
+    /// <summary>
+    /// Gets or sets the largest array an idle pooled buffer writer keeps; a writer that grew past it
+    /// returns its array to the pool when it goes back to its own pool. Default 256 KiB.
+    /// </summary>
+    public int MaxRetainedBufferSize { get; set; } = 256 * 1024;
+
+    /// <summary>Gets or sets the pool that buffers are rented from. Default <see cref="ArrayPool{T}.Shared"/>.</summary>
+    public ArrayPool<byte> BufferPool { get; set; } = ArrayPool<byte>.Shared;
+
+    /// <summary>
+    /// Gets or sets the largest envelope (in bytes) a serializer reads; larger input is rejected
+    /// before it is parsed. Default <see cref="DefaultMaxEnvelopeSize"/>.
+    /// </summary>
+    public int MaxEnvelopeSize { get; set; } = DefaultMaxEnvelopeSize;
+
+    /// <summary>Gets or sets the deepest JSON nesting accepted when reading (the envelope object counts as one level). Default 64.</summary>
+    public int MaxJsonDepth { get; set; } = 64;
+
+    /// <summary>Gets or sets the most extension attributes an envelope may carry when read. Default 64.</summary>
+    public int MaxExtensionAttributes { get; set; } = 64;
+
+    /// <summary>Gets or sets the longest attribute name accepted when reading, in bytes (16 to 256). Default 128.</summary>
+    public int MaxAttributeNameLength { get; set; } = 128;
+
+    /// <summary>Gets or sets the most envelopes a batch may hold when read. Default 1000.</summary>
+    public int MaxBatchSize { get; set; } = 1000;
+
+    /// <summary>
+    /// Gets or sets the System.Text.Json options used for message data, and whose encoder escapes
+    /// envelope strings. <c>null</c> means System.Text.Json's defaults.
+    /// </summary>
+    public JsonSerializerOptions? JsonSerializerOptions { get; set; }
+
+    /// <summary>
+    /// Gets or sets a source-generated context that supplies the metadata for message types
+    /// (trimming and native AOT safe). When set, it is asked first; message types it does not know
+    /// fall back to <see cref="JsonSerializerOptions"/>.
+    /// </summary>
+    public JsonSerializerContext? JsonSerializerContext { get; set; }
+
+    /// <summary>
+    /// Gets or sets a string-based message serializer that replaces System.Text.Json for message
+    /// data (binary message types keep being written as bytes). <c>null</c> by default.
+    /// </summary>
+    public IStringMessageSerializer? MessageSerializer { get; set; }
+
+    /// <summary>
+    /// Gets the declared types of known extension attributes. The JSON format writes every
+    /// non-boolean, non-integer value as a string; a name listed here is read back with its declared
+    /// type (for example base64 text as Binary). Undeclared string values read as String.
+    /// </summary>
+    public IDictionary<string, CloudEventAttributeType> ExtensionAttributeTypes { get; } = new Dictionary<string, CloudEventAttributeType>(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Gets or sets whether message content and attribute values may appear in exception messages
+    /// and logs. Default <c>false</c>: only attribute names, sizes and positions are reported.
+    /// </summary>
+    public bool LogMessageContent { get; set; }
+
+    /// <summary>Checks the options and throws <see cref="ArgumentOutOfRangeException"/> naming the first bad one.</summary>
+    public void Validate()
+    {
+        ArgumentOutOfRangeException.ThrowIfLessThan(InitialBufferSize, 16, nameof(InitialBufferSize));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxRetainedBufferSize, nameof(MaxRetainedBufferSize));
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxEnvelopeSize, 64, nameof(MaxEnvelopeSize));
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxJsonDepth, 2, nameof(MaxJsonDepth));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxExtensionAttributes, nameof(MaxExtensionAttributes));
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxAttributeNameLength, 16, nameof(MaxAttributeNameLength));
+        ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxAttributeNameLength, 256, nameof(MaxAttributeNameLength));
+        ArgumentOutOfRangeException.ThrowIfNegative(MaxBatchSize, nameof(MaxBatchSize));
+        ArgumentNullException.ThrowIfNull(BufferPool, nameof(BufferPool));
+    }
+}
