@@ -217,6 +217,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         MessageEnvelope envelope = info.CreateEnvelope();
         envelope.Id = id;
         envelope.Source = source;
+        envelope.Type = info.Identifier;
         envelope.DataContentType = GetString(root, "datacontenttype", required: false);
         envelope.DataSchema = GetString(root, "dataschema", required: false);
         envelope.Subject = GetString(root, "subject", required: false);

@@ -219,6 +219,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         envelope.Id = id!;
         envelope.Source = eventSource!;
+        envelope.Type = info!.Identifier;
         envelope.Time = time;
         envelope.DataContentType = contentType;
         envelope.DataSchema = schema;

@@ -1,0 +1,108 @@
+using System;
+using System.Collections.Generic;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Options;
+using Missive;
+using Missive.Json;
+using Missive.Serialization;
+
+namespace Microsoft.Extensions.DependencyInjection;
+
+/// <summary>Registers the Missive message bus.</summary>
+public static class MessageBusServiceCollectionExtensions
+{
+    /// <summary>
+    /// Adds the message bus: the type map, the envelope factory and the envelope serializers.
+    /// <see cref="IEnvelopeSerializer"/> is <see cref="StandardJsonEnvelopeSerializer"/>, or
+    /// <see cref="Utf8JsonEnvelopeSerializer"/> after <see cref="MessageBusBuilder.EnableExperimentalFeatures"/>.
+    /// Every serializer is also registered as a keyed <see cref="IEnvelopeSerializer"/> under its content type.
+    /// Services are added with <c>TryAdd</c>, so registrations made before this call win.
+    /// </summary>
+    /// <param name="services">The services. Must not be null.</param>
+    /// <param name="configure">Configures the bus. Must not be null.</param>
+    /// <returns>The services.</returns>
+    /// <exception cref="MessageBusConfigurationException">The bus is added twice, or a message type is registered twice.</exception>
+    public static IServiceCollection AddMessageBus(this IServiceCollection services, Action<MessageBusBuilder> configure)
+    {
+        ArgumentNullException.ThrowIfNull(services);
+        ArgumentNullException.ThrowIfNull(configure);
+        foreach (ServiceDescriptor descriptor in services)
+        {
+            if (descriptor.ServiceType == typeof(MessageBusMarker))
+            {
+                throw new MessageBusConfigurationException("AddMessageBus was called twice; configure the bus in a single call.");
+            }
+        }
+
+        var builder = new MessageBusBuilder(services);
+        configure(builder);
+
+        IReadOnlyList<Action<MessageTypeMap>> registrations = builder.Registrations;
+        bool experimental = builder.ExperimentalFeaturesEnabled;
+        string source = builder.Source;
+
+        services.AddSingleton<MessageBusMarker>();
+        services.AddOptions<SerializationOptions>().ValidateOnStart();
+        services.AddSingleton<IValidateOptions<SerializationOptions>>(new SerializationOptionsValidator(registrations));
+        services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton(builder.ExperimentalFeatures);
+        services.TryAddSingleton(sp => BuildMap(sp.GetRequiredService<IOptions<SerializationOptions>>().Value, registrations));
+        services.TryAddSingleton<IEnvelopeFactory>(sp => new EnvelopeFactory(sp.GetRequiredService<MessageTypeMap>(), source, sp.GetRequiredService<TimeProvider>()));
+        services.TryAddSingleton(sp => new StandardJsonEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<StandardJsonEnvelopeSerializer>>()));
+
+        if (experimental)
+        {
+            services.TryAddSingleton(sp => new Utf8JsonEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<Utf8JsonEnvelopeSerializer>>()));
+            services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
+            services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
+            services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
+        }
+        else
+        {
+            services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
+            services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
+            services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
+        }
+
+        return services;
+    }
+
+    private static MessageTypeMap BuildMap(SerializationOptions options, IReadOnlyList<Action<MessageTypeMap>> registrations)
+    {
+        var map = new MessageTypeMap(options);
+        foreach (Action<MessageTypeMap> register in registrations)
+        {
+            register(map);
+        }
+
+        return map;
+    }
+
+    /// <summary>Marks that the bus was added, so a second call is reported instead of half-applied.</summary>
+    private sealed class MessageBusMarker
+    {
+    }
+
+    /// <summary>Checks the options and that every message type can be set up with them, at startup.</summary>
+    private sealed class SerializationOptionsValidator : IValidateOptions<SerializationOptions>
+    {
+        private readonly IReadOnlyList<Action<MessageTypeMap>> _registrations;
+
+        public SerializationOptionsValidator(IReadOnlyList<Action<MessageTypeMap>> registrations) => _registrations = registrations;
+
+        public ValidateOptionsResult Validate(string? name, SerializationOptions options)
+        {
+            try
+            {
+                options.Validate();
+                BuildMap(options, _registrations);
+                return ValidateOptionsResult.Success;
+            }
+            catch (Exception e) when (e is ArgumentException or MessageBusConfigurationException)
+            {
+                return ValidateOptionsResult.Fail(e.Message);
+            }
+        }
+    }
+}

@@ -1,0 +1,12 @@
+namespace Missive;
+
+/// <summary>Wraps application messages in envelopes: a new id, the configured source, the registered type identifier and content type, and the current time.</summary>
+public interface IEnvelopeFactory
+{
+    /// <summary>Creates an envelope around a message.</summary>
+    /// <typeparam name="T">The message type; it must be registered.</typeparam>
+    /// <param name="message">The message. May be null (an event without data).</param>
+    /// <returns>A new envelope.</returns>
+    /// <exception cref="Serialization.MessageBusConfigurationException"><typeparamref name="T"/> is not registered.</exception>
+    MessageEnvelope<T> CreateEnvelope<T>(T message);
+}
