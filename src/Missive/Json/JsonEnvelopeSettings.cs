@@ -24,12 +24,4 @@ internal static class JsonEnvelopeSettings
         CommentHandling = JsonCommentHandling.Disallow,
         AllowTrailingCommas = false,
     };
-
-    public static JsonSerializerOptions GetNodeWriteOptions(SerializationOptions options) => new()
-    {
-        Encoder = GetEncoder(options),
-        WriteIndented = false,
-        MaxDepth = options.MaxJsonDepth,
-        TypeInfoResolver = MissiveJsonContext.Default,
-    };
 }

@@ -19,7 +19,7 @@ namespace Missive.Json;
 /// <remarks>The encode and decode rules are those listed on <see cref="Utf8JsonEnvelopeSerializer"/>.</remarks>
 public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
 {
-    private readonly JsonSerializerOptions _nodeOptions;
+    private readonly JsonWriterOptions _writerOptions;
     private readonly JsonDocumentOptions _documentOptions;
 
     /// <summary>Creates the serializer.</summary>
@@ -28,7 +28,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
     public StandardJsonEnvelopeSerializer(MessageTypeMap messageTypes, ILogger<StandardJsonEnvelopeSerializer>? logger = null)
         : base(messageTypes, logger)
     {
-        _nodeOptions = JsonEnvelopeSettings.GetNodeWriteOptions(Options);
+        _writerOptions = JsonEnvelopeSettings.GetWriterOptions(Options);
         _documentOptions = new JsonDocumentOptions { MaxDepth = Options.MaxJsonDepth, CommentHandling = JsonCommentHandling.Disallow };
         LogCreated();
     }
@@ -46,7 +46,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         ArgumentNullException.ThrowIfNull(envelope);
         EnvelopeValidator.Validate(envelope, position: -1);
         JsonObject node = ToNode(envelope, MessageTypes.Get<T>());
-        return WriteText(destination, node.ToJsonString(_nodeOptions));
+        return WriteText(destination, ToJsonString(node));
     }
 
     /// <inheritdoc />
@@ -68,7 +68,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             array.Add((JsonNode?)visitor.Result);
         }
 
-        return WriteText(destination, array.ToJsonString(_nodeOptions));
+        return WriteText(destination, ToJsonString(array));
     }
 
     private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source)
@@ -107,6 +107,22 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         }
 
         return envelopes;
+    }
+
+    /// <summary>
+    /// The DOM as a string, the way DOM-based serializers hand envelopes to a transport. Written
+    /// through a writer with the configured encoder and no serializer options, so every data node
+    /// is written by its own metadata.
+    /// </summary>
+    private string ToJsonString(JsonNode node)
+    {
+        var buffer = new ArrayBufferWriter<byte>();
+        using (var writer = new Utf8JsonWriter(buffer, _writerOptions))
+        {
+            node.WriteTo(writer);
+        }
+
+        return Encoding.UTF8.GetString(buffer.WrittenSpan);
     }
 
     private static int WriteText(IBufferWriter<byte> destination, string json)

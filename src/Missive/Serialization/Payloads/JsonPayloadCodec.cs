@@ -25,7 +25,10 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
     public override JsonNode? ToNode(T message, out bool isBase64)
     {
         isBase64 = false;
-        return JsonSerializer.SerializeToNode(message, _typeInfo);
+
+        // A value node over the typed message: written by the same converter as the Utf8JsonWriter
+        // path, so both serializers emit the same bytes (re-parsing would re-escape strings).
+        return JsonValue.Create(message, _typeInfo);
     }
 
     public override T ReadJsonData(ref Utf8JsonReader reader) => JsonSerializer.Deserialize(ref reader, _typeInfo)!;

@@ -31,8 +31,11 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
         string text = _serializer.Serialize(message!);
         if (_isJson)
         {
+            // Parsed and re-emitted (not copied raw) so the text is validated and normalized exactly
+            // as the DOM-based serializer does it.
             writer.WritePropertyName(JsonNames.Data);
-            writer.WriteRawValue(text);
+            using JsonDocument document = JsonDocument.Parse(text);
+            document.RootElement.WriteTo(writer);
         }
         else
         {
