@@ -1,0 +1,117 @@
+using System;
+using System.Buffers;
+using Missive.Buffers;
+using Missive.Json;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+using Xunit.Abstractions;
+
+namespace Missive.Tests.Json;
+
+/// <summary>Bytes allocated on the current thread around warmed-up calls (no timing is asserted anywhere).</summary>
+public sealed class AllocationTests
+{
+    private readonly ITestOutputHelper _output;
+
+    public AllocationTests(ITestOutputHelper output) => _output = output;
+
+    [Theory]
+    [InlineData(0)]
+    [InlineData(1)]
+    [InlineData(10)]
+    [InlineData(100)]
+    public void Serialize_SourceGeneratedPayloadIntoReusedWriter_AllocatesNothing(int lines)
+    {
+        using var serializer = TestSerializers.Fast();
+        var envelope = new MessageEnvelope<Order>
+        {
+            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
+            Source = "/aws/messaging",
+            Type = TestSerializers.OrderType,
+            Time = DateTimeOffset.UtcNow,
+            DataContentType = ContentTypes.ApplicationJson,
+            Message = Orders.Create(lines),
+        };
+        envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        envelope.Extensions["priority"] = CloudEventAttributeValue.FromInteger(2);
+        using var buffer = new PooledBufferWriter();
+
+        long allocated = Measure(() =>
+        {
+            buffer.Reset();
+            serializer.Serialize(buffer, envelope);
+        });
+
+        _output.WriteLine($"Serialize, {lines} lines: {allocated} bytes per call");
+        Assert.Equal(0, allocated);
+    }
+
+    [Fact]
+    public void Deserialize_AllocatesOnlyWhatTheResultNeeds()
+    {
+        using var serializer = TestSerializers.Fast();
+        using var standard = TestSerializers.Standard();
+        var envelope = new MessageEnvelope<Order>
+        {
+            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
+            Source = "/aws/messaging",
+            Type = TestSerializers.OrderType,
+            Time = DateTimeOffset.UtcNow,
+            DataContentType = ContentTypes.ApplicationJson,
+            Message = Orders.Create(1),
+        };
+        var input = new ReadOnlySequence<byte>(serializer.SerializeToArray(envelope));
+
+        long fast = Measure(() => serializer.Deserialize(input));
+        long baseline = Measure(() => standard.Deserialize(input));
+
+        // What the result needs: the envelope with its id and source strings, plus what System.Text.Json
+        // itself allocates to read the same payload on its own (the object graph and its read state).
+        byte[] payload = System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(envelope.Message, TestJsonContext.Default.Order);
+        long payloadAlone = Measure(() => System.Text.Json.JsonSerializer.Deserialize(payload, TestJsonContext.Default.Order));
+        long envelopeAlone = Measure(() => new MessageEnvelope<Order> { Id = new string(envelope.Id), Source = new string(envelope.Source) });
+        long graphAlone = Measure(() => CopyOf(envelope));
+        _output.WriteLine($"Deserialize: fast {fast} B, standard {baseline} B; System.Text.Json reading the payload alone {payloadAlone} B, envelope object and strings {envelopeAlone} B, bare object graph {graphAlone} B");
+        Assert.True(fast <= payloadAlone + envelopeAlone, $"fast read allocated {fast} B, more than {payloadAlone} B (payload alone) + {envelopeAlone} B (envelope)");
+        Assert.True(fast * 2 < baseline);
+    }
+
+    private static MessageEnvelope<Order> CopyOf(MessageEnvelope<Order> envelope)
+    {
+        Order o = envelope.Message;
+        var copy = new Order { OrderId = new string(o.OrderId), CustomerName = new string(o.CustomerName), Total = o.Total, PlacedAt = o.PlacedAt };
+        foreach (OrderLine line in o.Lines)
+        {
+            copy.Lines.Add(new OrderLine { Sku = new string(line.Sku), Quantity = line.Quantity, UnitPrice = line.UnitPrice });
+        }
+
+        return new MessageEnvelope<Order>
+        {
+            Id = new string(envelope.Id),
+            Source = new string(envelope.Source),
+            Type = envelope.Type,
+            Time = envelope.Time,
+            DataContentType = envelope.DataContentType,
+            Message = copy,
+        };
+    }
+
+    private static long Measure(Action action)
+    {
+        for (int i = 0; i < 100; i++)
+        {
+            action();
+        }
+
+        const int Iterations = 200;
+        long before = GC.GetAllocatedBytesForCurrentThread();
+        for (int i = 0; i < Iterations; i++)
+        {
+            action();
+        }
+
+        return (GC.GetAllocatedBytesForCurrentThread() - before) / Iterations;
+    }
+
+    private static long Measure<T>(Func<T> func) => Measure(() => { _ = func(); });
+}
