@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Text.Json;
 using System.Text.Json.Serialization.Metadata;
 using Missive.Serialization.Payloads;
@@ -30,7 +31,7 @@ public sealed class MessageTypeMap
     private readonly Dictionary<string, MessageTypeInfo> _byIdentifier = new(StringComparer.Ordinal);
     private readonly Dictionary<Type, MessageTypeInfo> _byType = [];
     private readonly Dictionary<string, MessageTypeInfo>.AlternateLookup<ReadOnlySpan<char>> _byIdentifierSpan;
-    private JsonSerializerOptions? _defaultJsonOptions;
+    private JsonSerializerOptions? _jsonOptions;
     private bool _frozen;
 
     /// <summary>Creates an empty map.</summary>
@@ -157,6 +158,23 @@ public sealed class MessageTypeMap
         return new JsonPayloadCodec<T>(ResolveTypeInfo<T>());
     }
 
+    /// <summary>
+    /// The user's JSON options (or System.Text.Json's defaults) with reflection metadata added when
+    /// they name no resolver and the application allows reflection: the feature switch is off in
+    /// trimmed and native AOT applications, which must give a context. The user's instance is not changed.
+    /// </summary>
+    [UnconditionalSuppressMessage("Trimming", "IL2026", Justification = "Only reached when the application enables System.Text.Json reflection (JsonSerializer.IsReflectionEnabledByDefault); trimmed and AOT applications turn it off and must supply a JsonSerializerContext.")]
+    [UnconditionalSuppressMessage("AOT", "IL3050", Justification = "As above: guarded by JsonSerializer.IsReflectionEnabledByDefault.")]
+    private static JsonSerializerOptions WithReflectionFallback(JsonSerializerOptions? options)
+    {
+        if (options?.TypeInfoResolver is not null || !JsonSerializer.IsReflectionEnabledByDefault)
+        {
+            return options ?? new JsonSerializerOptions();
+        }
+
+        return new JsonSerializerOptions(options ?? new JsonSerializerOptions()) { TypeInfoResolver = new DefaultJsonTypeInfoResolver() };
+    }
+
     private JsonTypeInfo<T> ResolveTypeInfo<T>()
     {
         if (_options.JsonSerializerContext?.GetTypeInfo(typeof(T)) is JsonTypeInfo<T> fromContext)
@@ -164,7 +182,7 @@ public sealed class MessageTypeMap
             return fromContext;
         }
 
-        JsonSerializerOptions jsonOptions = _options.JsonSerializerOptions ?? (_defaultJsonOptions ??= new JsonSerializerOptions());
+        JsonSerializerOptions jsonOptions = _jsonOptions ??= WithReflectionFallback(_options.JsonSerializerOptions);
         try
         {
             return (JsonTypeInfo<T>)jsonOptions.GetTypeInfo(typeof(T));

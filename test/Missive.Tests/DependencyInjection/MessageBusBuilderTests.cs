@@ -1,0 +1,199 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+using System.Text.Json.Serialization;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Options;
+using Missive.Json;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+
+namespace Missive.Tests.DependencyInjection;
+
+public sealed class MessageBusBuilderTests
+{
+    [Fact]
+    public void AddMessageBus_WithoutExperimentalFeatures_ResolvesTheStandardSerializer()
+    {
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<Order>("orders"));
+
+        Assert.IsType<StandardJsonEnvelopeSerializer>(provider.GetRequiredService<IEnvelopeSerializer>());
+        Assert.IsType<StandardJsonEnvelopeSerializer>(provider.GetRequiredService<IBatchEnvelopeSerializer>());
+        Assert.IsType<StandardJsonEnvelopeSerializer>(provider.GetRequiredKeyedService<IEnvelopeSerializer>(ContentTypes.CloudEventsJson));
+    }
+
+    [Fact]
+    public void AddMessageBus_WithExperimentalFeatures_ResolvesTheUtf8Serializer()
+    {
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<Order>("orders").EnableExperimentalFeatures());
+
+        Assert.IsType<Utf8JsonEnvelopeSerializer>(provider.GetRequiredService<IEnvelopeSerializer>());
+        Assert.IsType<Utf8JsonEnvelopeSerializer>(provider.GetRequiredService<IBatchEnvelopeSerializer>());
+        Assert.IsType<Utf8JsonEnvelopeSerializer>(provider.GetRequiredKeyedService<IEnvelopeSerializer>(ContentTypes.CloudEventsJson));
+        Assert.Same(provider.GetRequiredService<IEnvelopeSerializer>(), provider.GetRequiredService<IEnvelopeSerializer>());
+    }
+
+    [Fact]
+    public void EnvelopeFactory_UsesRegistrationSourceAndTimeProvider()
+    {
+        var now = new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero);
+        var services = new ServiceCollection();
+        services.AddSingleton<TimeProvider>(new FixedTimeProvider(now));
+        services.AddMessageBus(bus => bus.AddMessageType<Order>("orders.placed").AddMessageType<byte[]>("blobs").UseMessageSource("/orders-service"));
+        using ServiceProvider provider = services.BuildServiceProvider();
+        IEnvelopeFactory factory = provider.GetRequiredService<IEnvelopeFactory>();
+
+        MessageEnvelope<Order> order = factory.CreateEnvelope(Orders.Create(1));
+        MessageEnvelope<byte[]> blob = factory.CreateEnvelope(new byte[] { 1 });
+
+        Assert.Equal("orders.placed", order.Type);
+        Assert.Equal("/orders-service", order.Source);
+        Assert.Equal(now, order.Time);
+        Assert.Equal(TimeSpan.Zero, order.Time!.Value.Offset);
+        Assert.Equal(ContentTypes.ApplicationJson, order.DataContentType);
+        Assert.Equal(ContentTypes.ApplicationOctetStream, blob.DataContentType);
+        Assert.True(Guid.TryParseExact(order.Id, "D", out _));
+        Assert.Equal(order.Id.ToLowerInvariant(), order.Id);
+        Assert.NotEqual(order.Id, blob.Id);
+    }
+
+    [Fact]
+    public void ConfigureSerialization_OptionsFlowIntoTheSerializers()
+    {
+        using ServiceProvider provider = Build(bus => bus
+            .AddMessageType<Order>("orders")
+            .ConfigureSerialization(o =>
+            {
+                o.MaxEnvelopeSize = 4096;
+                o.JsonSerializerOptions = new JsonSerializerOptions { PropertyNamingPolicy = JsonNamingPolicy.CamelCase };
+            })
+            .EnableExperimentalFeatures());
+        var serializer = (EnvelopeSerializer)provider.GetRequiredService<IEnvelopeSerializer>();
+        MessageEnvelope<Order> envelope = provider.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(Orders.Create(1));
+
+        string json = serializer.SerializeToString(envelope);
+
+        Assert.Equal(4096, serializer.Options.MaxEnvelopeSize);
+        Assert.Contains("\"orderId\":\"ORD-20251103-0042\"", json, StringComparison.Ordinal);
+        var tooLarge = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize(new byte[5000].AsMemory()));
+        Assert.Equal(InvalidEnvelopeReason.LimitExceeded, tooLarge.Reason);
+    }
+
+    [Fact]
+    public void AddMessageType_SameIdentifierTwice_FailsImmediatelyWithAClearMessage()
+    {
+        var services = new ServiceCollection();
+
+        var error = Assert.Throws<MessageBusConfigurationException>(() =>
+            services.AddMessageBus(bus => bus.AddMessageType<Order>("orders").AddMessageType<Shipment>("orders")));
+
+        Assert.Contains("'orders'", error.Message, StringComparison.Ordinal);
+        Assert.Contains("unique", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AddMessageType_SameTypeTwice_FailsImmediately()
+    {
+        var services = new ServiceCollection();
+
+        var error = Assert.Throws<MessageBusConfigurationException>(() =>
+            services.AddMessageBus(bus => bus.AddMessageType<Order>("a").AddMessageType<Order>("b")));
+
+        Assert.Contains(typeof(Order).FullName!, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void AddMessageBus_Twice_Fails()
+    {
+        var services = new ServiceCollection();
+        services.AddMessageBus(bus => bus.AddMessageType<Order>("a"));
+
+        Assert.Throws<MessageBusConfigurationException>(() => services.AddMessageBus(bus => bus.AddMessageType<Shipment>("b")));
+    }
+
+    [Fact]
+    public void TypeMissingFromTheJsonContext_FailsOptionsValidationNamingTheType()
+    {
+        using ServiceProvider provider = Build(bus => bus
+            .AddMessageType<Shipment>("shipments")
+            .ConfigureSerialization(o =>
+            {
+                o.JsonSerializerContext = TestJsonContext.Default;
+                o.JsonSerializerOptions = new JsonSerializerOptions { TypeInfoResolver = TestJsonContext.Default };
+            }));
+
+        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IEnvelopeSerializer>());
+
+        Assert.Contains(typeof(Shipment).FullName!, error.Message, StringComparison.Ordinal);
+        Assert.Contains("JsonSerializable", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void BadOptions_FailAtHostStartup()
+    {
+        var builder = Host.CreateApplicationBuilder();
+        builder.Services.AddMessageBus(bus => bus.AddMessageType<Order>("orders").ConfigureSerialization(o => o.MaxJsonDepth = 0));
+        using IHost host = builder.Build();
+
+        var error = Assert.Throws<OptionsValidationException>(() => host.StartAsync().GetAwaiter().GetResult());
+
+        Assert.Contains("MaxJsonDepth", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void CreateEnvelope_UnregisteredType_SaysHowToRegisterIt()
+    {
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<Order>("orders"));
+
+        var error = Assert.Throws<MessageBusConfigurationException>(() => provider.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(new Shipment()));
+
+        Assert.Contains("AddMessageType<Shipment>", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void UseMessageSource_NotAUriReference_Throws()
+    {
+        var services = new ServiceCollection();
+
+        Assert.Throws<ArgumentException>(() => services.AddMessageBus(bus => bus.UseMessageSource("has space")));
+    }
+
+    [Fact]
+    public void UserRegistrationsMadeBeforeAddMessageBus_Win()
+    {
+        var services = new ServiceCollection();
+        var custom = new Moq.Mock<IEnvelopeSerializer>().Object;
+        services.AddSingleton(custom);
+        services.AddMessageBus(bus => bus.AddMessageType<Order>("orders").EnableExperimentalFeatures());
+        using ServiceProvider provider = services.BuildServiceProvider();
+
+        Assert.Same(custom, provider.GetRequiredService<IEnvelopeSerializer>());
+    }
+
+    [Fact]
+    public void SerializersFromBothContainers_ReadEachOthersOutput()
+    {
+        using ServiceProvider standard = Build(bus => bus.AddMessageType<Order>("orders").ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default));
+        using ServiceProvider fast = Build(bus => bus.AddMessageType<Order>("orders").ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default).EnableExperimentalFeatures());
+        MessageEnvelope<Order> envelope = fast.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(Orders.Create(3));
+
+        string written = fast.GetRequiredService<IEnvelopeSerializer>().SerializeToString(envelope);
+        MessageEnvelope read = standard.GetRequiredService<IEnvelopeSerializer>().Deserialize(written);
+
+        EnvelopeAssert.Equal(envelope, read);
+        Assert.Equal(written, standard.GetRequiredService<IEnvelopeSerializer>().SerializeToString(envelope));
+    }
+
+    private static ServiceProvider Build(Action<MessageBusBuilder> configure)
+    {
+        var services = new ServiceCollection();
+        services.AddMessageBus(configure);
+        return services.BuildServiceProvider();
+    }
+
+    private sealed class FixedTimeProvider(DateTimeOffset now) : TimeProvider
+    {
+        public override DateTimeOffset GetUtcNow() => now;
+    }
+}
