@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 using System.Text;
 using System.Text.Json;
 
@@ -7,18 +8,65 @@ namespace Missive.Json;
 /// <summary>Turns System.Text.Json failures into <see cref="InvalidEnvelopeException"/> without leaking content.</summary>
 internal static class JsonEnvelopeErrors
 {
-    /// <summary>The start of System.Text.Json's own message when the depth limit is hit; the message holds no content.</summary>
-    private const string DepthMessageMarker = "maximum allowed depth";
+    /// <summary>
+    /// Re-reads the whole input on an error path to say precisely what is wrong with it: nesting
+    /// beyond the depth limit, malformed JSON, or invalid UTF-8 in a string. Returns <c>null</c>
+    /// when the input is well-formed, so the failure lies in what the data means.
+    /// </summary>
+    public static InvalidEnvelopeException? Diagnose(in ReadOnlySequence<byte> source, JsonReaderOptions options, bool includeContent)
+    {
+        var reader = new Utf8JsonReader(source, options);
+        try
+        {
+            while (reader.Read())
+            {
+                if (reader.TokenType is JsonTokenType.String or JsonTokenType.PropertyName)
+                {
+                    try
+                    {
+                        _ = reader.GetString();
+                    }
+                    catch (InvalidOperationException)
+                    {
+                        return ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "A JSON string holds invalid UTF-8", reader.TokenStartIndex);
+                    }
+                }
+            }
+
+            return null;
+        }
+        catch (JsonException e)
+        {
+            if (IsDepthExceeded(source, ref reader, options.MaxDepth))
+            {
+                return ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The JSON is nested deeper than {options.MaxDepth} levels (SerializationOptions.MaxJsonDepth)", reader.BytesConsumed, inner: includeContent ? e : null);
+            }
+
+            return FromJsonException(e, includeContent);
+        }
+    }
+
+    /// <summary>
+    /// Tells whether the reader stopped because the next container would go past the depth limit:
+    /// the last token opened a container at the deepest allowed level, and the next significant
+    /// byte opens another.
+    /// </summary>
+    private static bool IsDepthExceeded(in ReadOnlySequence<byte> source, ref Utf8JsonReader reader, int maxDepth)
+    {
+        if (reader.TokenType is not (JsonTokenType.StartArray or JsonTokenType.StartObject) || reader.CurrentDepth < maxDepth - 1)
+        {
+            return false;
+        }
+
+        var rest = new SequenceReader<byte>(source.Slice(reader.BytesConsumed));
+        rest.AdvancePastAny((byte)' ', (byte)'\t', (byte)'\r', (byte)'\n');
+        return rest.TryPeek(out byte next) && next is (byte)'[' or (byte)'{';
+    }
 
     public static InvalidEnvelopeException FromJsonException(JsonException e, bool includeContent)
     {
         long position = e.BytePositionInLine ?? -1;
         string where = e.LineNumber is > 0 ? $" on line {e.LineNumber + 1}" : string.Empty;
-        if (e.Message.Contains(DepthMessageMarker, StringComparison.Ordinal))
-        {
-            return ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, "The JSON is nested deeper than SerializationOptions.MaxJsonDepth allows" + where, position, inner: includeContent ? e : null);
-        }
-
         string detail = includeContent ? ": " + e.Message : string.Empty;
         return ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The input is not well-formed JSON" + where + detail, position, inner: includeContent ? e : null);
     }
@@ -29,11 +77,6 @@ internal static class JsonEnvelopeErrors
 
     public static InvalidEnvelopeException InvalidData(Exception e, long position, bool includeContent)
     {
-        if (e is JsonException json && json.Message.Contains(DepthMessageMarker, StringComparison.Ordinal))
-        {
-            return ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, "The data is nested deeper than SerializationOptions.MaxJsonDepth allows", position, "data", includeContent ? e : null);
-        }
-
         string path = e is JsonException { Path: { } p } ? $" (path {p})" : string.Empty;
         string detail = includeContent ? ": " + e.Message : string.Empty;
         return ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The data does not fit the registered message type" + path + detail, position, "data", includeContent ? e : null);

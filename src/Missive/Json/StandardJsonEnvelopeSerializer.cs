@@ -21,6 +21,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
 {
     private readonly JsonWriterOptions _writerOptions;
     private readonly JsonDocumentOptions _documentOptions;
+    private readonly JsonReaderOptions _readerOptions;
 
     /// <summary>Creates the serializer.</summary>
     /// <param name="messageTypes">The registered message types. Must not be null.</param>
@@ -30,6 +31,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
     {
         _writerOptions = JsonEnvelopeSettings.GetWriterOptions(Options);
         _documentOptions = new JsonDocumentOptions { MaxDepth = Options.MaxJsonDepth, CommentHandling = JsonCommentHandling.Disallow };
+        _readerOptions = JsonEnvelopeSettings.GetReaderOptions(Options);
         LogCreated();
     }
 
@@ -79,7 +81,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON envelope must be a JSON object.", 0);
         }
 
-        return ReadEnvelope(document.RootElement);
+        return ReadEnvelope(document.RootElement, source);
     }
 
     private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
@@ -103,7 +105,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
                 ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The batch holds more than {Options.MaxBatchSize} envelopes (SerializationOptions.MaxBatchSize).");
             }
 
-            envelopes.Add(ReadEnvelope(item));
+            envelopes.Add(ReadEnvelope(item, source));
         }
 
         return envelopes;
@@ -190,11 +192,11 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         }
         catch (JsonException e)
         {
-            throw JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
         }
     }
 
-    private MessageEnvelope ReadEnvelope(JsonElement root)
+    private MessageEnvelope ReadEnvelope(JsonElement root, in ReadOnlySequence<byte> input)
     {
         var seen = new HashSet<string>(StringComparer.Ordinal);
         foreach (JsonProperty property in root.EnumerateObject())
@@ -280,7 +282,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         }
         catch (Exception e) when (e is not InvalidEnvelopeException && JsonEnvelopeErrors.IsDataError(e))
         {
-            throw JsonEnvelopeErrors.InvalidData(e, -1, Options.LogMessageContent);
+            throw JsonEnvelopeErrors.Diagnose(input, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.InvalidData(e, -1, Options.LogMessageContent);
         }
 
         return envelope;

@@ -41,7 +41,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
         catch (JsonException e)
         {
-            throw JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
         }
     }
 
@@ -87,7 +87,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
         catch (JsonException e)
         {
-            throw JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
         }
     }
 
@@ -180,7 +180,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
                     if (envelope is not null)
                     {
-                        ReadData(ref reader, info!, envelope, attribute);
+                        ReadData(ref reader, source, info!, envelope, attribute);
                     }
                     else
                     {
@@ -231,7 +231,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         {
             var dataReader = new Utf8JsonReader(source.Slice(deferredStart, deferredEnd - deferredStart), _readerOptions);
             ReadToken(ref dataReader);
-            ReadData(ref dataReader, info!, envelope, (seen & JsonAttribute.DataBase64) != 0 ? JsonAttribute.DataBase64 : JsonAttribute.Data);
+            ReadData(ref dataReader, source, info!, envelope, (seen & JsonAttribute.DataBase64) != 0 ? JsonAttribute.DataBase64 : JsonAttribute.Data);
         }
 
         return envelope;
@@ -255,7 +255,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
     }
 
-    private void ReadData(ref Utf8JsonReader reader, MessageTypeInfo info, MessageEnvelope envelope, JsonAttribute attribute)
+    private void ReadData(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source, MessageTypeInfo info, MessageEnvelope envelope, JsonAttribute attribute)
     {
         long position = reader.TokenStartIndex;
         try
@@ -282,7 +282,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
         catch (Exception e) when (JsonEnvelopeErrors.IsDataError(e))
         {
-            throw JsonEnvelopeErrors.InvalidData(e, position, Options.LogMessageContent);
+            // Syntax and depth errors inside the data surface here too: tell them apart from data
+            // that merely does not fit the type by checking the whole input (on failure only).
+            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.InvalidData(e, position, Options.LogMessageContent);
         }
     }
 
