@@ -1,0 +1,50 @@
+using System;
+using System.Collections.Concurrent;
+using Microsoft.Extensions.Logging;
+using Missive.Json;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+
+namespace Missive.Tests.Json;
+
+public sealed class LoggingTests
+{
+    private const string Secret = "SECRET-CARD-4111";
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void RejectedInput_IsLoggedWithContentOnlyWhenAllowed(bool logContent)
+    {
+        var provider = new CapturingLoggerProvider();
+        using var factory = LoggerFactory.Create(b => b.AddProvider(provider).SetMinimumLevel(LogLevel.Trace));
+        using var serializer = new Utf8JsonEnvelopeSerializer(TestSerializers.Map(TestSerializers.Options(o => o.LogMessageContent = logContent)), factory.CreateLogger<Utf8JsonEnvelopeSerializer>());
+
+        Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize($$$"""{"id":"1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"OrderId":"{{{Secret}}}","Total":"x"}}"""));
+
+        Assert.Contains(provider.Messages, m => m.Contains("InvalidData", StringComparison.Ordinal));
+        Assert.Equal(logContent, provider.Messages.ToArray() is var all && Array.Exists(all, m => m.Contains(Secret, StringComparison.Ordinal)));
+    }
+
+    private sealed class CapturingLoggerProvider : ILoggerProvider
+    {
+        public ConcurrentQueue<string> Messages { get; } = new();
+
+        public ILogger CreateLogger(string categoryName) => new Logger(Messages);
+
+        public void Dispose()
+        {
+        }
+
+        private sealed class Logger(ConcurrentQueue<string> messages) : ILogger
+        {
+            public IDisposable? BeginScope<TState>(TState state)
+                where TState : notnull => null;
+
+            public bool IsEnabled(LogLevel logLevel) => true;
+
+            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
+                => messages.Enqueue(formatter(state, exception) + (exception is null ? string.Empty : " " + exception));
+        }
+    }
+}
