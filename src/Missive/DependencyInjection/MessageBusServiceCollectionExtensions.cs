@@ -5,6 +5,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive;
 using Missive.Json;
+using Missive.Protobuf;
 using Missive.Serialization;
 
 namespace Microsoft.Extensions.DependencyInjection;
@@ -16,7 +17,9 @@ public static class MessageBusServiceCollectionExtensions
     /// Adds the message bus: the type map, the envelope factory and the envelope serializers.
     /// <see cref="IEnvelopeSerializer"/> is <see cref="StandardJsonEnvelopeSerializer"/>, or
     /// <see cref="Utf8JsonEnvelopeSerializer"/> after <see cref="MessageBusBuilder.EnableExperimentalFeatures"/>.
-    /// Every serializer is also registered as a keyed <see cref="IEnvelopeSerializer"/> under its content type.
+    /// With the switch, <see cref="ProtobufEnvelopeSerializer"/> is registered too. Every serializer is also
+    /// registered as a keyed <see cref="IEnvelopeSerializer"/> under its content type, and
+    /// <see cref="IEnvelopeSerializerProvider"/> reads every available format and picks the publish format.
     /// Services are added with <c>TryAdd</c>, so registrations made before this call win.
     /// </summary>
     /// <param name="services">The services. Must not be null.</param>
@@ -57,12 +60,18 @@ public static class MessageBusServiceCollectionExtensions
             services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
             services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
             services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
+            services.TryAddSingleton(sp => new ProtobufEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<ProtobufEnvelopeSerializer>>()));
+            services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsProtobuf, (sp, _) => sp.GetRequiredService<ProtobufEnvelopeSerializer>());
+            EnvelopeFormat publishFormat = builder.ExperimentalFeatures.PublishFormat;
+            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(
+                sp.GetRequiredService<Utf8JsonEnvelopeSerializer>(), sp.GetRequiredService<ProtobufEnvelopeSerializer>(), publishFormat));
         }
         else
         {
             services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
             services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
             services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
+            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(sp.GetRequiredService<StandardJsonEnvelopeSerializer>(), protobuf: null));
         }
 
         return services;

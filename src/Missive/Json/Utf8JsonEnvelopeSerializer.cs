@@ -3,7 +3,6 @@ using System.Buffers;
 using System.Collections.Generic;
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
-using Microsoft.Extensions.ObjectPool;
 using Missive.Serialization;
 
 namespace Missive.Json;
@@ -36,7 +35,6 @@ namespace Missive.Json;
 /// </remarks>
 public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
 {
-    private readonly DefaultObjectPool<Utf8JsonWriter> _writerPool;
     private readonly JsonReaderOptions _readerOptions;
 
     /// <summary>Creates the serializer.</summary>
@@ -45,7 +43,6 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
     public Utf8JsonEnvelopeSerializer(MessageTypeMap messageTypes, ILogger<Utf8JsonEnvelopeSerializer>? logger = null)
         : base(messageTypes, logger)
     {
-        _writerPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(JsonEnvelopeSettings.GetWriterOptions(Options)));
         _readerOptions = JsonEnvelopeSettings.GetReaderOptions(Options);
         LogCreated();
     }
@@ -64,17 +61,16 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
         EnvelopeValidator.Validate(envelope, position: -1);
         MessageTypeInfo<T> info = MessageTypes.Get<T>();
 
-        Utf8JsonWriter writer = _writerPool.Get();
+        Utf8JsonWriter writer = RentJsonWriter(destination);
         try
         {
-            writer.Reset(destination);
             WriteEnvelope(writer, envelope, info);
             writer.Flush();
             return checked((int)writer.BytesCommitted);
         }
         finally
         {
-            _writerPool.Return(writer);
+            ReturnJsonWriter(writer);
         }
     }
 
@@ -83,10 +79,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
     {
         ArgumentNullException.ThrowIfNull(destination);
         ArgumentNullException.ThrowIfNull(envelopes);
-        Utf8JsonWriter writer = _writerPool.Get();
+        Utf8JsonWriter writer = RentJsonWriter(destination);
         try
         {
-            writer.Reset(destination);
             writer.WriteStartArray();
             var visitor = new BatchWriter(writer);
             for (int i = 0; i < envelopes.Count; i++)
@@ -102,19 +97,8 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
         }
         finally
         {
-            _writerPool.Return(writer);
+            ReturnJsonWriter(writer);
         }
-    }
-
-    /// <inheritdoc />
-    protected override void Dispose(bool disposing)
-    {
-        if (disposing)
-        {
-            ((IDisposable)_writerPool).Dispose();
-        }
-
-        base.Dispose(disposing);
     }
 
     internal static void WriteEnvelope<T>(Utf8JsonWriter writer, MessageEnvelope<T> envelope, MessageTypeInfo<T> info)

@@ -2,11 +2,13 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.Text;
+using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.ObjectPool;
 using Missive.Buffers;
 using Missive.Diagnostics;
+using Missive.Json;
 
 namespace Missive.Serialization;
 
@@ -19,6 +21,7 @@ namespace Missive.Serialization;
 public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSerializer, IDisposable
 {
     private readonly DefaultObjectPool<PooledBufferWriter> _bufferPool;
+    private readonly DefaultObjectPool<Utf8JsonWriter> _jsonWriterPool;
 
     private protected EnvelopeSerializer(MessageTypeMap messageTypes, ILogger? logger)
     {
@@ -30,6 +33,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         Logger = logger ?? NullLogger.Instance;
         _bufferPool = (DefaultObjectPool<PooledBufferWriter>)new DefaultObjectPoolProvider().Create(
             new PooledBufferWriterPolicy(Options.BufferPool, Options.InitialBufferSize, Options.CleanRentedBuffers, Options.MaxRetainedBufferSize));
+        _jsonWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(JsonEnvelopeSettings.GetWriterOptions(Options)));
     }
 
     /// <inheritdoc />
@@ -99,12 +103,23 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         if (disposing)
         {
             ((IDisposable)_bufferPool).Dispose();
+            ((IDisposable)_jsonWriterPool).Dispose();
         }
     }
 
     internal PooledBufferWriter RentBuffer() => _bufferPool.Get();
 
     internal void ReturnBuffer(PooledBufferWriter buffer) => _bufferPool.Return(buffer);
+
+    /// <summary>Rents a pooled <see cref="Utf8JsonWriter"/> pointed at <paramref name="destination"/>.</summary>
+    internal Utf8JsonWriter RentJsonWriter(IBufferWriter<byte> destination)
+    {
+        Utf8JsonWriter writer = _jsonWriterPool.Get();
+        writer.Reset(destination);
+        return writer;
+    }
+
+    internal void ReturnJsonWriter(Utf8JsonWriter writer) => _jsonWriterPool.Return(writer);
 
     private protected abstract MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source);
 

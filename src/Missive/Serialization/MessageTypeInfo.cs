@@ -41,7 +41,7 @@ internal abstract class MessageTypeInfo
     /// <summary>Calls the visitor with the envelope cast to its generic type.</summary>
     /// <exception cref="System.ArgumentException">The envelope is not of this message type.</exception>
     public abstract void Accept<TVisitor>(ref TVisitor visitor, MessageEnvelope envelope)
-        where TVisitor : struct, IEnvelopeVisitor;
+        where TVisitor : IEnvelopeVisitor, allows ref struct;
 }
 
 /// <summary>A registered message type <typeparamref name="T"/>.</summary>

@@ -46,9 +46,9 @@ internal abstract class BinaryPayloadCodec<T> : PayloadCodec<T>
 
     public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => FromArray(utf8.ToArray());
 
-    public override void WritePayload(IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter) => destination.Write(GetBytes(message).Span);
+    public override void WritePayload(IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter) => destination.Write(GetBytes(message).Span);
 
-    public override int GetKnownPayloadSize(T message) => GetBytes(message).Length;
+    public override int GetKnownPayloadSize(T message, string? contentType) => GetBytes(message).Length;
 
     protected abstract ReadOnlyMemory<byte> GetBytes(T message);
 

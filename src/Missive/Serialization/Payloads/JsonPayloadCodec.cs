@@ -39,6 +39,6 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
 
     public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => JsonSerializer.Deserialize(utf8, _typeInfo)!;
 
-    public override void WritePayload(IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter)
-        => JsonSerializer.Serialize(jsonWriter, message, _typeInfo);
+    public override void WritePayload(IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter)
+        => JsonSerializer.Serialize(jsonWriter!, message, _typeInfo);
 }

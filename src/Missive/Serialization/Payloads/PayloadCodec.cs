@@ -45,9 +45,16 @@ internal abstract class PayloadCodec<T>
     /// <param name="contentType">The envelope's <c>datacontenttype</c>, which tells whether the text is JSON.</param>
     public abstract T ReadText(ReadOnlySpan<byte> utf8, string? contentType);
 
-    /// <summary>Writes the data as protobuf payload bytes (UTF-8 text for text and JSON kinds, raw bytes for binary) into <paramref name="destination"/>.</summary>
-    public abstract void WritePayload(System.Buffers.IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter);
+    /// <summary>
+    /// Writes the data as protobuf payload bytes: UTF-8 text for the text and JSON kinds
+    /// (<c>text_data</c>), raw bytes for the binary kind (<c>binary_data</c>).
+    /// </summary>
+    /// <param name="destination">Where the bytes go.</param>
+    /// <param name="message">The message, not null.</param>
+    /// <param name="contentType">The envelope's <c>datacontenttype</c>.</param>
+    /// <param name="jsonWriter">A writer pointed at <paramref name="destination"/> when the size was unknown (see <see cref="GetKnownPayloadSize"/>), else <c>null</c>.</param>
+    public abstract void WritePayload(System.Buffers.IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter);
 
-    /// <summary>Gets the payload size in bytes when it is known without writing it, else -1.</summary>
-    public virtual int GetKnownPayloadSize(T message) => -1;
+    /// <summary>Gets the payload size in bytes when it is known without writing it, else -1 (the payload is then staged).</summary>
+    public virtual int GetKnownPayloadSize(T message, string? contentType) => -1;
 }

@@ -39,10 +39,21 @@ internal sealed class StringPayloadCodec : PayloadCodec<string>
             ? JsonSerializer.Deserialize(utf8, MissiveJsonContext.Default.String) ?? throw NotAString()
             : Utf8.GetString(utf8);
 
-    public override void WritePayload(IBufferWriter<byte> destination, string message, Utf8JsonWriter jsonWriter)
-        => Utf8.GetBytes(message, destination);
+    public override void WritePayload(IBufferWriter<byte> destination, string message, string? contentType, Utf8JsonWriter? jsonWriter)
+    {
+        if (jsonWriter is not null)
+        {
+            jsonWriter.WriteStringValue(message);
+        }
+        else
+        {
+            Encoding.UTF8.GetBytes(message, destination);
+        }
+    }
 
-    public override int GetKnownPayloadSize(string message) => Encoding.UTF8.GetByteCount(message);
+    /// <summary>Plain text has a known size; text declared as JSON is written as a JSON string, staged.</summary>
+    public override int GetKnownPayloadSize(string message, string? contentType)
+        => CloudEventRules.IsJsonContentType(contentType) ? -1 : Encoding.UTF8.GetByteCount(message);
 
     private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 

@@ -68,7 +68,7 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
 
     public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => FromText(Encoding.UTF8.GetString(utf8));
 
-    public override void WritePayload(IBufferWriter<byte> destination, T message, Utf8JsonWriter jsonWriter)
+    public override void WritePayload(IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter)
         => Encoding.UTF8.GetBytes(_serializer.Serialize(message!), destination);
 
     private T FromText(string text)

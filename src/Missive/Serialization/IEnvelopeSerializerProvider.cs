@@ -1,0 +1,29 @@
+using System.Buffers;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// Chooses envelope serializers: the one publishers write with, and, on receive, the one that
+/// matches the input, so subscribers read every available format whatever the publisher chose.
+/// </summary>
+public interface IEnvelopeSerializerProvider
+{
+    /// <summary>Gets the serializer publishers use unless they ask for another format.</summary>
+    IEnvelopeSerializer PublishSerializer { get; }
+
+    /// <summary>Gets the serializer of a format.</summary>
+    /// <param name="format">The format.</param>
+    /// <returns>The serializer.</returns>
+    /// <exception cref="MessageBusConfigurationException">The format is not available (protobuf without <c>EnableExperimentalFeatures()</c>).</exception>
+    IEnvelopeSerializer GetSerializer(EnvelopeFormat format);
+
+    /// <summary>
+    /// Reads one envelope in whichever format it is: by <paramref name="contentType"/> when given,
+    /// else by its first significant byte (<c>{</c> after optional whitespace is JSON, anything else protobuf).
+    /// </summary>
+    /// <param name="source">The envelope bytes (protobuf as bytes, not base64).</param>
+    /// <param name="contentType">The content type the transport carried, or <c>null</c>.</param>
+    /// <returns>The envelope.</returns>
+    /// <exception cref="InvalidEnvelopeException">The input is not a valid envelope, or is in a format that is not available.</exception>
+    MessageEnvelope Deserialize(in ReadOnlySequence<byte> source, string? contentType = null);
+}
