@@ -49,7 +49,9 @@ internal ref struct ProtobufWriter
             return;
         }
 
-        _buffered += ProtobufPrimitives.WriteVarint(Reserve(ProtobufPrimitives.MaxVarintLength), value);
+        // Reserve may flush (resetting _buffered), so it must run before _buffered is read.
+        int written = ProtobufPrimitives.WriteVarint(Reserve(ProtobufPrimitives.MaxVarintLength), value);
+        _buffered += written;
     }
 
     /// <summary>Writes an int32 field value: negative numbers sign-extended to 64 bits, as protobuf requires.</summary>
