@@ -200,7 +200,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                         ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"An attribute name is longer than {Options.MaxAttributeNameLength} bytes (SerializationOptions.MaxAttributeNameLength).", start);
                     }
 
-                    name = DecodeString(slice, start);
+                    name = AttributeName(slice, start);
                 }
                 else
                 {
@@ -285,7 +285,10 @@ public sealed partial class ProtobufEnvelopeSerializer
                     result = CloudEventAttributeValue.FromInteger(reader.ReadInt32(name));
                     break;
                 case 3 or 5 or 6 when wireType == WireType.LengthDelimited:
-                    string text = DecodeString(reader.ReadLengthDelimited(out long start), start);
+                    ReadOnlySequence<byte> bytes = reader.ReadLengthDelimited(out long start);
+                    string text = field == 3 && name == "datacontenttype" && bytes.IsSingleSegment && bytes.FirstSpan.SequenceEqual("application/json"u8)
+                        ? ContentTypes.ApplicationJson // the common case shares the constant, as the JSON reader does
+                        : DecodeString(bytes, start);
                     if (field == 5 && !CloudEventRules.IsAbsoluteUri(text))
                     {
                         ThrowHelper.ThrowInvalidAttribute(name, "is not an absolute URI", start);
@@ -370,6 +373,36 @@ public sealed partial class ProtobufEnvelopeSerializer
         }
 
         return info;
+    }
+
+    /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names.</summary>
+    private static string AttributeName(in ReadOnlySequence<byte> value, long position)
+    {
+        if (value.IsSingleSegment)
+        {
+            ReadOnlySpan<byte> span = value.FirstSpan;
+            if (span.SequenceEqual("time"u8))
+            {
+                return "time";
+            }
+
+            if (span.SequenceEqual("datacontenttype"u8))
+            {
+                return "datacontenttype";
+            }
+
+            if (span.SequenceEqual("dataschema"u8))
+            {
+                return "dataschema";
+            }
+
+            if (span.SequenceEqual("subject"u8))
+            {
+                return "subject";
+            }
+        }
+
+        return DecodeString(value, position);
     }
 
     private static bool IsSpecVersion10(in ReadOnlySequence<byte> value)

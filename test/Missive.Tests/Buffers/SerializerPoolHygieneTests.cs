@@ -24,6 +24,7 @@ public sealed class SerializerPoolHygieneTests
         }));
         var fast = new Utf8JsonEnvelopeSerializer(map);
         var standard = new StandardJsonEnvelopeSerializer(map);
+        var protobuf = new Missive.Protobuf.ProtobufEnvelopeSerializer(map);
         var envelope = new MessageEnvelope<Order> { Id = "1", Source = "/s", Type = TestSerializers.OrderType, Message = Orders.Create(200) };
 
         for (int i = 0; i < 20; i++)
@@ -32,10 +33,16 @@ public sealed class SerializerPoolHygieneTests
             byte[] bytes = standard.SerializeToArray(envelope);
             fast.Deserialize(json);
             standard.Deserialize(bytes.AsSpan());
+
+            // Protobuf stages the JSON payload in a pooled buffer; multi-segment text data is copied into a rented one.
+            byte[] binary = protobuf.SerializeToArray(envelope);
+            protobuf.Deserialize(Sequences.Create(binary, Sequences.Split.Random, seed: i));
+            protobuf.Deserialize(protobuf.SerializeToString(envelope));
         }
 
         fast.Dispose();
         standard.Dispose();
+        protobuf.Dispose();
 
         Assert.True(pool.Rents > 0);
         Assert.Equal(0, pool.Outstanding);

@@ -35,6 +35,43 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
+    public void ExperimentalFeatures_RegisterProtobufAndAProviderThatReadsBothFormats()
+    {
+        using ServiceProvider provider = Build(bus => bus
+            .AddMessageType<Order>("orders")
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .EnableExperimentalFeatures(x => x.PublishFormat = EnvelopeFormat.Protobuf));
+        IEnvelopeSerializerProvider serializers = provider.GetRequiredService<IEnvelopeSerializerProvider>();
+        MessageEnvelope<Order> envelope = provider.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(Orders.Create(2));
+
+        Assert.IsType<Missive.Protobuf.ProtobufEnvelopeSerializer>(provider.GetRequiredKeyedService<IEnvelopeSerializer>(ContentTypes.CloudEventsProtobuf));
+        Assert.IsType<Missive.Protobuf.ProtobufEnvelopeSerializer>(serializers.PublishSerializer);
+        Assert.IsType<Utf8JsonEnvelopeSerializer>(provider.GetRequiredService<IEnvelopeSerializer>());
+
+        byte[] asProtobuf = serializers.GetSerializer(EnvelopeFormat.Protobuf).SerializeToArray(envelope);
+        byte[] asJson = serializers.GetSerializer(EnvelopeFormat.Json).SerializeToArray(envelope);
+        byte[] asIndentedJson = System.Text.Encoding.UTF8.GetBytes(" \r\n\t" + System.Text.Encoding.UTF8.GetString(asJson));
+
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asProtobuf)));
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asJson)));
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asIndentedJson)));
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asProtobuf), "application/cloudevents+protobuf; charset=binary"));
+    }
+
+    [Fact]
+    public void WithoutExperimentalFeatures_ProtobufIsNotAvailable()
+    {
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<string>("notes"));
+        IEnvelopeSerializerProvider serializers = provider.GetRequiredService<IEnvelopeSerializerProvider>();
+
+        Assert.Null(provider.GetKeyedService<IEnvelopeSerializer>(ContentTypes.CloudEventsProtobuf));
+        Assert.Throws<MessageBusConfigurationException>(() => serializers.GetSerializer(EnvelopeFormat.Protobuf));
+        var error = Assert.Throws<InvalidEnvelopeException>(() => serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>([0x0A, 0x01, 0x31])));
+        Assert.Equal(InvalidEnvelopeReason.UnsupportedFormat, error.Reason);
+        Assert.Throws<ArgumentOutOfRangeException>(() => Build(bus => bus.EnableExperimentalFeatures(x => x.PublishFormat = (EnvelopeFormat)7)).GetRequiredService<IEnvelopeSerializerProvider>());
+    }
+
+    [Fact]
     public void EnvelopeFactory_UsesRegistrationSourceAndTimeProvider()
     {
         var now = new DateTimeOffset(2026, 1, 2, 3, 4, 5, TimeSpan.Zero);
