@@ -10,7 +10,7 @@ internal static class EnvelopeValidator
         if (string.IsNullOrEmpty(envelope.Id) || string.IsNullOrEmpty(envelope.Source)
             || string.IsNullOrEmpty(envelope.SpecVersion) || string.IsNullOrEmpty(envelope.Type))
         {
-            ThrowMissing(envelope, position);
+            ThrowHelper.ThrowMissingAttributes(envelope.Id, envelope.Source, !string.IsNullOrEmpty(envelope.SpecVersion), !string.IsNullOrEmpty(envelope.Type), position);
         }
 
         if (!string.Equals(envelope.SpecVersion, CloudEventRules.SpecVersion10, StringComparison.Ordinal))
@@ -36,24 +36,6 @@ internal static class EnvelopeValidator
         if (envelope.Subject is { Length: 0 })
         {
             ThrowHelper.ThrowInvalidAttribute("subject", "must not be empty", position);
-        }
-    }
-
-    private static void ThrowMissing(MessageEnvelope envelope, long position)
-    {
-        var missing = new System.Collections.Generic.List<string>(4);
-        AddIfEmpty(missing, envelope.Id, "id");
-        AddIfEmpty(missing, envelope.Source, "source");
-        AddIfEmpty(missing, envelope.SpecVersion, "specversion");
-        AddIfEmpty(missing, envelope.Type, "type");
-        ThrowHelper.ThrowMissingAttributes(string.Join(", ", missing), position);
-    }
-
-    private static void AddIfEmpty(System.Collections.Generic.List<string> missing, string? value, string name)
-    {
-        if (string.IsNullOrEmpty(value))
-        {
-            missing.Add(name);
         }
     }
 }

@@ -54,7 +54,18 @@ public abstract class MessageEnvelope
     /// <summary>Gets the extensions if any were added, without creating the collection.</summary>
     internal ExtensionAttributeCollection? ExtensionsOrNull => _extensions;
 
-    internal void SetExtensions(ExtensionAttributeCollection? extensions) => _extensions = extensions;
+    /// <summary>Sets every attribute at once: what the readers do once an envelope is complete.</summary>
+    internal void SetAttributes(string id, string source, string type, DateTimeOffset? time, string? dataContentType, string? dataSchema, string? subject, ExtensionAttributeCollection? extensions)
+    {
+        Id = id;
+        Source = source;
+        Type = type;
+        Time = time;
+        DataContentType = dataContentType;
+        DataSchema = dataSchema;
+        Subject = subject;
+        _extensions = extensions;
+    }
 
     /// <summary>Checks the envelope against the CloudEvents rules.</summary>
     /// <exception cref="InvalidEnvelopeException">A required attribute is missing or an attribute value is invalid.</exception>

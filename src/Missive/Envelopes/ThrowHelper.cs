@@ -19,6 +19,34 @@ internal static class ThrowHelper
         return new InvalidEnvelopeException(reason, message + where, position, attribute, inner);
     }
 
+    /// <summary>Throws naming every required attribute that is missing or empty.</summary>
+    [DoesNotReturn]
+    public static void ThrowMissingAttributes(string? id, string? source, bool hasSpecVersion, bool hasType, long position)
+    {
+        var names = new System.Collections.Generic.List<string>(4);
+        if (string.IsNullOrEmpty(id))
+        {
+            names.Add("id");
+        }
+
+        if (string.IsNullOrEmpty(source))
+        {
+            names.Add("source");
+        }
+
+        if (!hasSpecVersion)
+        {
+            names.Add("specversion");
+        }
+
+        if (!hasType)
+        {
+            names.Add("type");
+        }
+
+        ThrowMissingAttributes(string.Join(", ", names), position);
+    }
+
     [DoesNotReturn]
     public static void ThrowMissingAttributes(string names, long position)
         => throw new InvalidEnvelopeException(

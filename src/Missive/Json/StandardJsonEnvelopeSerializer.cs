@@ -224,30 +224,30 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         string? source = GetString(root, "source", required: true);
         if (info is null || string.IsNullOrEmpty(specVersion) || string.IsNullOrEmpty(id) || string.IsNullOrEmpty(source))
         {
-            var missing = new List<string>();
-            if (string.IsNullOrEmpty(id)) { missing.Add("id"); }
-            if (string.IsNullOrEmpty(source)) { missing.Add("source"); }
-            if (string.IsNullOrEmpty(specVersion)) { missing.Add("specversion"); }
-            if (info is null) { missing.Add("type"); }
-            ThrowHelper.ThrowMissingAttributes(string.Join(", ", missing), 0);
+            ThrowHelper.ThrowMissingAttributes(id, source, !string.IsNullOrEmpty(specVersion), info is not null, 0);
         }
 
-        MessageEnvelope envelope = info.CreateEnvelope();
-        envelope.Id = id;
-        envelope.Source = source;
-        envelope.Type = info.Identifier;
-        envelope.DataContentType = GetString(root, "datacontenttype", required: false);
-        envelope.DataSchema = GetString(root, "dataschema", required: false);
-        envelope.Subject = GetString(root, "subject", required: false);
-        if (GetString(root, "time", required: false) is { } time)
+        DateTimeOffset? time = null;
+        if (GetString(root, "time", required: false) is { } timeText)
         {
-            if (!Rfc3339.TryParse(time.AsSpan(), out DateTimeOffset parsed))
+            if (!Rfc3339.TryParse(timeText.AsSpan(), out DateTimeOffset parsed))
             {
                 ThrowHelper.ThrowInvalidAttribute("time", "is not an RFC 3339 timestamp", -1);
             }
 
-            envelope.Time = parsed;
+            time = parsed;
         }
+
+        MessageEnvelope envelope = info.CreateEnvelope();
+        envelope.SetAttributes(
+            id,
+            source,
+            info.Identifier,
+            time,
+            GetString(root, "datacontenttype", required: false),
+            GetString(root, "dataschema", required: false),
+            GetString(root, "subject", required: false),
+            ReadExtensions(root));
 
         bool hasData = root.TryGetProperty("data", out JsonElement data) && data.ValueKind != JsonValueKind.Null;
         bool hasBase64 = root.TryGetProperty("data_base64", out JsonElement base64) && base64.ValueKind != JsonValueKind.Null;
@@ -256,7 +256,6 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             ThrowHelper.ThrowInvalidAttribute("data", "and 'data_base64' cannot both be present", -1);
         }
 
-        ReadExtensions(root, envelope);
         EnvelopeValidator.Validate(envelope, 0);
 
         try
@@ -288,7 +287,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
         return envelope;
     }
 
-    private void ReadExtensions(JsonElement root, MessageEnvelope envelope)
+    private ExtensionAttributeCollection? ReadExtensions(JsonElement root)
     {
         ExtensionAttributeCollection? extensions = null;
         foreach (JsonProperty property in root.EnumerateObject())
@@ -324,7 +323,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             extensions.AddTrusted(name, ReadExtensionValue(name, value));
         }
 
-        envelope.SetExtensions(extensions);
+        return extensions;
     }
 
     private CloudEventAttributeValue ReadExtensionValue(string name, JsonElement value)

@@ -206,25 +206,14 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             }
         }
 
-        if (envelope is null)
+        bool hasSpecVersion = (seen & JsonAttribute.SpecVersion) != 0;
+        if (envelope is null || !hasSpecVersion)
         {
-            // No type: report every missing required attribute at once.
-            ThrowHelper.ThrowMissingAttributes(MissingNames(seen, id, eventSource), objectStart);
+            // Report every missing required attribute at once.
+            ThrowHelper.ThrowMissingAttributes(id, eventSource, hasSpecVersion, envelope is not null, objectStart);
         }
 
-        if ((seen & JsonAttribute.SpecVersion) == 0)
-        {
-            ThrowHelper.ThrowMissingAttributes(MissingNames(seen, id, eventSource), objectStart);
-        }
-
-        envelope.Id = id!;
-        envelope.Source = eventSource!;
-        envelope.Type = info!.Identifier;
-        envelope.Time = time;
-        envelope.DataContentType = contentType;
-        envelope.DataSchema = schema;
-        envelope.Subject = subject;
-        envelope.SetExtensions(extensions);
+        envelope.SetAttributes(id!, eventSource!, info!.Identifier, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, objectStart);
 
         if (deferredStart >= 0)
@@ -235,24 +224,6 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
 
         return envelope;
-    }
-
-    private static string MissingNames(JsonAttribute seen, string? id, string? source)
-    {
-        var names = new StringBuilder();
-        Append(names, string.IsNullOrEmpty(id), "id");
-        Append(names, string.IsNullOrEmpty(source), "source");
-        Append(names, (seen & JsonAttribute.SpecVersion) == 0, "specversion");
-        Append(names, (seen & JsonAttribute.Type) == 0, "type");
-        return names.ToString();
-
-        static void Append(StringBuilder names, bool missing, string name)
-        {
-            if (missing)
-            {
-                names.Append(names.Length == 0 ? string.Empty : ", ").Append(name);
-            }
-        }
     }
 
     private void ReadData(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source, MessageTypeInfo info, MessageEnvelope envelope, JsonAttribute attribute)

@@ -97,19 +97,12 @@ public sealed partial class ProtobufEnvelopeSerializer
 
         if (string.IsNullOrEmpty(id) || string.IsNullOrEmpty(eventSource) || !hasSpecVersion || type.IsEmpty)
         {
-            ThrowHelper.ThrowMissingAttributes(MissingNames(id, eventSource, hasSpecVersion, type.IsEmpty), basePosition);
+            ThrowHelper.ThrowMissingAttributes(id, eventSource, hasSpecVersion, !type.IsEmpty, basePosition);
         }
 
         MessageTypeInfo info = LookUpType(type, typePosition);
         MessageEnvelope envelope = info.CreateEnvelope();
-        envelope.Id = id;
-        envelope.Source = eventSource;
-        envelope.Type = info.Identifier;
-        envelope.Time = time;
-        envelope.DataContentType = contentType;
-        envelope.DataSchema = schema;
-        envelope.Subject = subject;
-        envelope.SetExtensions(extensions);
+        envelope.SetAttributes(id, eventSource, info.Identifier, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, basePosition);
 
         if (dataField != 0)
@@ -428,15 +421,5 @@ public sealed partial class ProtobufEnvelopeSerializer
             ProtobufReader.ThrowMalformed("A string field is not valid UTF-8", position);
             return null!;
         }
-    }
-
-    private static string MissingNames(string? id, string? source, bool hasSpecVersion, bool typeMissing)
-    {
-        var names = new List<string>(4);
-        if (string.IsNullOrEmpty(id)) { names.Add("id"); }
-        if (string.IsNullOrEmpty(source)) { names.Add("source"); }
-        if (!hasSpecVersion) { names.Add("specversion"); }
-        if (typeMissing) { names.Add("type"); }
-        return string.Join(", ", names);
     }
 }

@@ -36,7 +36,7 @@ public sealed class AllocationTests
         envelope.Extensions["priority"] = CloudEventAttributeValue.FromInteger(2);
         using var buffer = new PooledBufferWriter();
 
-        long allocated = Measure(() =>
+        long allocated = Allocations.PerCall(() =>
         {
             buffer.Reset();
             serializer.Serialize(buffer, envelope);
@@ -62,15 +62,15 @@ public sealed class AllocationTests
         };
         var input = new ReadOnlySequence<byte>(serializer.SerializeToArray(envelope));
 
-        long fast = Measure(() => serializer.Deserialize(input));
-        long baseline = Measure(() => standard.Deserialize(input));
+        long fast = Allocations.PerCall(() => serializer.Deserialize(input));
+        long baseline = Allocations.PerCall(() => standard.Deserialize(input));
 
         // What the result needs: the envelope with its id and source strings, plus what System.Text.Json
         // itself allocates to read the same payload on its own (the object graph and its read state).
         byte[] payload = System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(envelope.Message, TestJsonContext.Default.Order);
-        long payloadAlone = Measure(() => System.Text.Json.JsonSerializer.Deserialize(payload, TestJsonContext.Default.Order));
-        long envelopeAlone = Measure(() => new MessageEnvelope<Order> { Id = new string(envelope.Id), Source = new string(envelope.Source) });
-        long graphAlone = Measure(() => CopyOf(envelope));
+        long payloadAlone = Allocations.PerCall(() => System.Text.Json.JsonSerializer.Deserialize(payload, TestJsonContext.Default.Order));
+        long envelopeAlone = Allocations.PerCall(() => new MessageEnvelope<Order> { Id = new string(envelope.Id), Source = new string(envelope.Source) });
+        long graphAlone = Allocations.PerCall(() => CopyOf(envelope));
         _output.WriteLine($"Deserialize: fast {fast} B, standard {baseline} B; System.Text.Json reading the payload alone {payloadAlone} B, envelope object and strings {envelopeAlone} B, bare object graph {graphAlone} B");
         Assert.True(fast <= payloadAlone + envelopeAlone, $"fast read allocated {fast} B, more than {payloadAlone} B (payload alone) + {envelopeAlone} B (envelope)");
         Assert.True(fast * 2 < baseline);
@@ -95,23 +95,4 @@ public sealed class AllocationTests
             Message = copy,
         };
     }
-
-    private static long Measure(Action action)
-    {
-        for (int i = 0; i < 100; i++)
-        {
-            action();
-        }
-
-        const int Iterations = 200;
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < Iterations; i++)
-        {
-            action();
-        }
-
-        return (GC.GetAllocatedBytesForCurrentThread() - before) / Iterations;
-    }
-
-    private static long Measure<T>(Func<T> func) => Measure(() => { _ = func(); });
 }

@@ -26,7 +26,7 @@ public sealed class ProtobufAllocationAndSizeTests
         MessageEnvelope<Order> envelope = Envelope(lines);
         using var buffer = new PooledBufferWriter();
 
-        long allocated = Measure(() =>
+        long allocated = Allocations.PerCall(() =>
         {
             buffer.Reset();
             serializer.Serialize(buffer, envelope);
@@ -44,8 +44,8 @@ public sealed class ProtobufAllocationAndSizeTests
         var text = new MessageEnvelope<string> { Id = "1", Source = "/s", Type = TestSerializers.TextType, DataContentType = "text/plain", Message = "hello wörld" };
         using var buffer = new PooledBufferWriter();
 
-        Assert.Equal(0, Measure(() => { buffer.Reset(); serializer.Serialize(buffer, blob); }));
-        Assert.Equal(0, Measure(() => { buffer.Reset(); serializer.Serialize(buffer, text); }));
+        Assert.Equal(0, Allocations.PerCall(() => { buffer.Reset(); serializer.Serialize(buffer, blob); }));
+        Assert.Equal(0, Allocations.PerCall(() => { buffer.Reset(); serializer.Serialize(buffer, text); }));
     }
 
     [Fact]
@@ -56,9 +56,9 @@ public sealed class ProtobufAllocationAndSizeTests
         var input = new ReadOnlySequence<byte>(serializer.SerializeToArray(envelope));
         byte[] payload = System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(envelope.Message, TestJsonContext.Default.Order);
 
-        long read = Measure(() => serializer.Deserialize(input));
-        long payloadAlone = Measure(() => System.Text.Json.JsonSerializer.Deserialize(payload, TestJsonContext.Default.Order));
-        long envelopeAlone = Measure(() =>
+        long read = Allocations.PerCall(() => serializer.Deserialize(input));
+        long payloadAlone = Allocations.PerCall(() => System.Text.Json.JsonSerializer.Deserialize(payload, TestJsonContext.Default.Order));
+        long envelopeAlone = Allocations.PerCall(() =>
         {
             // The envelope and what it holds besides the message: id, source, and the traceparent extension.
             var copy = new MessageEnvelope<Order> { Id = new string(envelope.Id), Source = new string(envelope.Source) };
@@ -104,23 +104,4 @@ public sealed class ProtobufAllocationAndSizeTests
         envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
         return envelope;
     }
-
-    private static long Measure(Action action)
-    {
-        for (int i = 0; i < 100; i++)
-        {
-            action();
-        }
-
-        const int Iterations = 200;
-        long before = GC.GetAllocatedBytesForCurrentThread();
-        for (int i = 0; i < Iterations; i++)
-        {
-            action();
-        }
-
-        return (GC.GetAllocatedBytesForCurrentThread() - before) / Iterations;
-    }
-
-    private static long Measure<T>(Func<T> func) => Measure(() => { _ = func(); });
 }
