@@ -1,7 +1,11 @@
 using System;
 using System.Collections.Generic;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Missive.Bus;
+using Missive.InMemory;
 using Missive.Serialization;
+using Missive.Transport;
 
 namespace Missive;
 
@@ -27,6 +31,10 @@ public sealed class MessageBusBuilder
     internal ExperimentalFeaturesOptions ExperimentalFeatures { get; } = new();
 
     internal IReadOnlyList<Action<MessageTypeMap>> Registrations => _registrations;
+
+    internal BusConfiguration Bus { get; } = new();
+
+    internal bool HasMessageType(Type type) => _types.Contains(type);
 
     /// <summary>Registers a message type and the envelope <c>type</c> that identifies it.</summary>
     /// <typeparam name="T">The message type.</typeparam>
@@ -89,6 +97,88 @@ public sealed class MessageBusBuilder
     {
         ExperimentalFeaturesEnabled = true;
         configure?.Invoke(ExperimentalFeatures);
+        return this;
+    }
+
+    /// <summary>Publishes messages of type <typeparamref name="T"/> to an SQS queue.</summary>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <param name="queueName">The queue (name on the in-memory broker, URL on AWS).</param>
+    /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder AddSqsPublisher<T>(string queueName, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sqs, queueName, format);
+
+    /// <summary>Publishes messages of type <typeparamref name="T"/> to an SNS topic.</summary>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <param name="topic">The topic (name on the in-memory broker, ARN on AWS).</param>
+    /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder AddSnsPublisher<T>(string topic, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sns, topic, format);
+
+    /// <summary>Publishes messages of type <typeparamref name="T"/> to an EventBridge event bus.</summary>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <param name="eventBus">The event bus.</param>
+    /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder AddEventBridgePublisher<T>(string eventBus, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.EventBridge, eventBus, format);
+
+    /// <summary>Handles received messages of type <typeparamref name="T"/> with <typeparamref name="THandler"/> (scoped).</summary>
+    /// <typeparam name="THandler">The handler.</typeparam>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">A handler is already registered for <typeparamref name="T"/>.</exception>
+    public MessageBusBuilder AddHandler<[System.Diagnostics.CodeAnalysis.DynamicallyAccessedMembers(System.Diagnostics.CodeAnalysis.DynamicallyAccessedMemberTypes.PublicConstructors)] THandler, T>()
+        where THandler : class, IMessageHandler<T>
+    {
+        if (!Bus.Handlers.TryAdd(typeof(T), new HandlerInvoker<T>()))
+        {
+            throw new MessageBusConfigurationException($"A handler is already registered for {typeof(T).FullName}.");
+        }
+
+        Services.TryAddScoped<IMessageHandler<T>, THandler>();
+        return this;
+    }
+
+    /// <summary>Polls a queue and dispatches its messages to the registered handlers (a hosted service runs the pollers).</summary>
+    /// <param name="queueName">The queue.</param>
+    /// <param name="configure">Poller settings.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder AddQueuePoller(string queueName, Action<PollerOptions>? configure = null)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(queueName);
+        var options = new PollerOptions();
+        configure?.Invoke(options);
+        if (options.MaxConcurrency < 1 || options.MaxMessagesPerReceive is < 1 or > 10 || options.WaitTime < TimeSpan.Zero)
+        {
+            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs MaxConcurrency of at least 1, MaxMessagesPerReceive of 1 to 10 and a non-negative WaitTime.");
+        }
+
+        Bus.Pollers.Add((queueName, options));
+        return this;
+    }
+
+    /// <summary>Uses the in-memory broker as the transport, with the topology <paramref name="configure"/> sets up.</summary>
+    /// <param name="configure">Creates queues, topics, subscriptions, buses and rules.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder UseInMemoryBroker(Action<InMemoryBroker>? configure = null)
+    {
+        Services.TryAddSingleton(sp =>
+        {
+            var broker = new InMemoryBroker(sp.GetService<TimeProvider>());
+            configure?.Invoke(broker);
+            return broker;
+        });
+        Services.TryAddSingleton<IMessageTransport>(sp => sp.GetRequiredService<InMemoryBroker>());
+        return this;
+    }
+
+    private MessageBusBuilder AddRoute<T>(RouteKind kind, string target, EnvelopeFormat? format)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(target);
+        if (!Bus.Routes.TryAdd(typeof(T), new MessageRoute(typeof(T), kind, target, format)))
+        {
+            throw new MessageBusConfigurationException($"A publisher is already configured for {typeof(T).FullName}.");
+        }
+
         return this;
     }
 }

@@ -4,6 +4,8 @@ using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive;
+using Missive.Bus;
+using Missive.Transport;
 using Missive.Json;
 using Missive.Protobuf;
 using Missive.Serialization;
@@ -74,7 +76,51 @@ public static class MessageBusServiceCollectionExtensions
             services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(sp.GetRequiredService<StandardJsonEnvelopeSerializer>(), protobuf: null));
         }
 
+        AddBus(services, builder);
         return services;
+    }
+
+    private static void AddBus(IServiceCollection services, MessageBusBuilder builder)
+    {
+        BusConfiguration bus = builder.Bus;
+        foreach (MessageRoute route in bus.Routes.Values)
+        {
+            if (route.Format == EnvelopeFormat.Protobuf && !builder.ExperimentalFeaturesEnabled)
+            {
+                throw new MessageBusConfigurationException($"The publisher of {route.MessageType.FullName} uses the protobuf format, which needs EnableExperimentalFeatures().");
+            }
+
+            if (!builder.HasMessageType(route.MessageType))
+            {
+                throw new MessageBusConfigurationException($"{route.MessageType.FullName} has a publisher but is not registered; add AddMessageType<{route.MessageType.Name}>(\"type-identifier\").");
+            }
+        }
+
+        foreach (Type handled in bus.Handlers.Keys)
+        {
+            if (!builder.HasMessageType(handled))
+            {
+                throw new MessageBusConfigurationException($"{handled.FullName} has a handler but is not registered; add AddMessageType<{handled.Name}>(\"type-identifier\").");
+            }
+        }
+
+        services.TryAddSingleton(bus);
+        services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
+        services.TryAddSingleton(sp => new InboundMessageReader(sp.GetRequiredService<IEnvelopeSerializerProvider>(), sp.GetRequiredService<IOptions<SerializationOptions>>().Value));
+        services.TryAddSingleton<IMessagePublisher>(sp => new MessagePublisher(
+            sp.GetRequiredService<IEnvelopeFactory>(),
+            sp.GetRequiredService<OutboundMessageWriter>(),
+            sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
+            bus));
+        if (bus.Pollers.Count > 0)
+        {
+            services.AddHostedService(sp => new MessagePump(
+                sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
+                sp.GetRequiredService<InboundMessageReader>(),
+                sp.GetRequiredService<IServiceScopeFactory>(),
+                bus,
+                sp.GetService<ILogger<MessagePump>>()));
+        }
     }
 
     private static MessageTypeMap BuildMap(SerializationOptions options, IReadOnlyList<Action<MessageTypeMap>> registrations)

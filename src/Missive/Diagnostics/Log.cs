@@ -1,3 +1,4 @@
+using System;
 using Microsoft.Extensions.Logging;
 
 namespace Missive.Diagnostics;
@@ -13,4 +14,28 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 1002, Level = LogLevel.Trace, Message = "Rejected input content: {Content}")]
     public static partial void RejectedContent(ILogger logger, string content);
+
+    [LoggerMessage(EventId = 2000, Level = LogLevel.Information, Message = "Polling queue {Queue} with up to {MaxConcurrency} messages in flight.")]
+    public static partial void PollerStarted(ILogger logger, string queue, int maxConcurrency);
+
+    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason} at byte {Position}. It stays in the queue, to be retried and finally dead-lettered.")]
+    public static partial void EnvelopeUnreadable(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception);
+
+    [LoggerMessage(EventId = 2002, Level = LogLevel.Warning, Message = "The handler of message {MessageId} ({MessageType}) from queue {Queue} failed on receive {ReceiveCount}. The message stays in the queue, to be retried and finally dead-lettered.")]
+    public static partial void HandlerFailed(ILogger logger, string messageId, string messageType, string queue, int receiveCount, Exception exception);
+
+    [LoggerMessage(EventId = 2003, Level = LogLevel.Error, Message = "No handler is registered for {MessageType} (message {MessageId} from queue {Queue}); the message stays in the queue.")]
+    public static partial void NoHandler(ILogger logger, string messageType, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2004, Level = LogLevel.Information, Message = "Message {MessageId} from queue {Queue} is an SNS subscription control message, not an envelope; it is deleted.")]
+    public static partial void ControlMessageSkipped(ILogger logger, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2005, Level = LogLevel.Information, Message = "Handling of message {MessageId} from queue {Queue} was cancelled by shutdown; the message is released for redelivery.")]
+    public static partial void ReleasedOnShutdown(ILogger logger, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} was handled, but its receipt was no longer current when deleting it; it may be handled again.")]
+    public static partial void DeleteFailed(ILogger logger, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2007, Level = LogLevel.Error, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
+    public static partial void ReceiveFailed(ILogger logger, string queue, TimeSpan delay, Exception exception);
 }

@@ -45,6 +45,15 @@ public abstract class MessageEnvelope
     /// <summary>Gets the extension attributes. Created on first use.</summary>
     public ExtensionAttributeCollection Extensions => _extensions ??= new ExtensionAttributeCollection();
 
+    /// <summary>Gets or sets what SQS said of the message, when it was received from a queue.</summary>
+    public Transport.SqsMetadata? SqsMetadata { get; set; }
+
+    /// <summary>Gets or sets what the SNS notification around the message said, when it came through a topic without raw delivery.</summary>
+    public Transport.SnsMetadata? SnsMetadata { get; set; }
+
+    /// <summary>Gets or sets what the EventBridge event around the message said, when it came through an event bus.</summary>
+    public Transport.EventBridgeMetadata? EventBridgeMetadata { get; set; }
+
     /// <summary>Gets the message (the <c>data</c> of the event), or <c>null</c> when the event has none.</summary>
     public object? Message => GetMessage();
 

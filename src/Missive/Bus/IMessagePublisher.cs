@@ -1,0 +1,18 @@
+using System.Threading;
+using System.Threading.Tasks;
+
+namespace Missive.Bus;
+
+/// <summary>Publishes application messages, wrapped in envelopes, to the queue, topic or event bus their type is routed to.</summary>
+public interface IMessagePublisher
+{
+    /// <summary>Wraps a message in an envelope and sends it where its type is routed.</summary>
+    /// <typeparam name="T">The message type; it must be registered and routed.</typeparam>
+    /// <param name="message">The message. May be null (an event without data).</param>
+    /// <param name="options">Per-message settings, or <c>null</c>.</param>
+    /// <param name="cancellationToken">Cancels the send.</param>
+    /// <returns>The envelope that was sent.</returns>
+    /// <exception cref="Serialization.MessageBusConfigurationException">The type is not registered or has no route.</exception>
+    /// <exception cref="Transport.MessageTransportException">The transport refused the message.</exception>
+    Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default);
+}
