@@ -73,6 +73,11 @@ public sealed class EnvelopeSerializerProvider : IEnvelopeSerializerProvider
     /// <returns>The format.</returns>
     public static EnvelopeFormat Detect(in ReadOnlySequence<byte> source)
     {
+        if (source.IsSingleSegment)
+        {
+            return Detect(source.FirstSpan);
+        }
+
         var reader = new SequenceReader<byte>(source);
         reader.AdvancePastAny((byte)' ', (byte)'\t', (byte)'\r', (byte)'\n');
         if (reader.IsNext([0xEF, 0xBB, 0xBF], advancePast: true))
@@ -81,5 +86,19 @@ public sealed class EnvelopeSerializerProvider : IEnvelopeSerializerProvider
         }
 
         return reader.TryPeek(out byte first) && first == (byte)'{' ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
+    }
+
+    /// <summary>Tells the format of contiguous input from its first significant byte (see the sequence overload).</summary>
+    /// <param name="source">The input.</param>
+    /// <returns>The format.</returns>
+    public static EnvelopeFormat Detect(ReadOnlySpan<byte> source)
+    {
+        if (source.StartsWith((ReadOnlySpan<byte>)[0xEF, 0xBB, 0xBF]))
+        {
+            source = source[3..];
+        }
+
+        int first = source.IndexOfAnyExcept(" \t\r\n"u8);
+        return first >= 0 && source[first] == (byte)'{' ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
     }
 }

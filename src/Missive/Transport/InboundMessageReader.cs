@@ -131,14 +131,14 @@ public sealed class InboundMessageReader
         }
         catch (InvalidEnvelopeException e)
         {
-            e.RawBody = bodyBuffer.AsSpan(0, bodyLength).ToArray();
+            e.RawBody = Encoding.UTF8.GetBytes(body); // from the text: the buffer may have been decoded in place
             throw;
         }
         catch (JsonException e)
         {
             throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The message body is not well-formed JSON around the envelope.", e.BytePositionInLine ?? -1, innerException: _options.LogMessageContent ? e : null)
             {
-                RawBody = bodyBuffer.AsSpan(0, bodyLength).ToArray(),
+                RawBody = Encoding.UTF8.GetBytes(body),
             };
         }
         finally
@@ -212,11 +212,13 @@ public sealed class InboundMessageReader
     private Shape Classify(ReadOnlySpan<byte> document, out Members members)
     {
         members = default;
-        var reader = new Utf8JsonReader(document, _readerOptions);
-        if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+        if (EnvelopeSerializerProvider.Detect(document) != EnvelopeFormat.Json)
         {
             return Shape.Raw; // not a JSON object: base64 protobuf, or garbage the serializer will reject
         }
+
+        var reader = new Utf8JsonReader(document, _readerOptions);
+        reader.Read();
 
         bool first = true;
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)

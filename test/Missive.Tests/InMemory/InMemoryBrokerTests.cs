@@ -1,0 +1,214 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Text.Json;
+using System.Threading.Tasks;
+using Missive.InMemory;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.InMemory;
+
+public sealed class InMemoryBrokerTests
+{
+    private readonly ManualTimeProvider _time = new(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
+
+    [Fact]
+    public async Task Receive_HidesTheMessageForTheVisibilityTimeout_ThenRedeliversIt()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("q", o => o.VisibilityTimeout = TimeSpan.FromSeconds(30));
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "hello" });
+
+        IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q", 10, TimeSpan.Zero);
+        IReadOnlyList<SqsMessage> hidden = await broker.ReceiveAsync("q", 10, TimeSpan.Zero);
+        _time.Advance(TimeSpan.FromSeconds(31));
+        IReadOnlyList<SqsMessage> again = await broker.ReceiveAsync("q", 10, TimeSpan.Zero);
+
+        Assert.Single(first);
+        Assert.Empty(hidden);
+        Assert.Single(again);
+        Assert.Equal("1", first[0].SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]);
+        Assert.Equal("2", again[0].SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]);
+        Assert.Equal(first[0].MessageId, again[0].MessageId);
+        Assert.NotEqual(first[0].ReceiptHandle, again[0].ReceiptHandle);
+        Assert.False(await broker.DeleteAsync("q", first[0].ReceiptHandle)); // stale receipt
+        Assert.True(await broker.DeleteAsync("q", again[0].ReceiptHandle));
+        Assert.Equal(0, broker.GetQueue("q").Count);
+    }
+
+    [Fact]
+    public async Task LongPoll_ReturnsAsSoonAsAMessageArrives()
+    {
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("q");
+
+        Task<IReadOnlyList<SqsMessage>> waiting = broker.ReceiveAsync("q", 1, TimeSpan.FromSeconds(20));
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "hi" });
+
+        Assert.Same(waiting, await Task.WhenAny(waiting, Task.Delay(TimeSpan.FromSeconds(10))));
+        Assert.Equal("hi", (await waiting)[0].Body);
+    }
+
+    [Fact]
+    public async Task AfterMaxReceiveCount_TheMessageMovesToTheDeadLetterQueueIntact()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("dlq");
+        broker.CreateQueue("q", o => { o.DeadLetterQueue = "dlq"; o.MaxReceiveCount = 3; o.VisibilityTimeout = TimeSpan.FromSeconds(1); });
+        var attributes = new Dictionary<string, MessageAttributeValue> { ["tenant"] = MessageAttributeValue.FromString("acme") };
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "poison ✉", MessageAttributes = attributes });
+
+        int receives = 0;
+        for (int i = 0; i < 5; i++)
+        {
+            receives += (await broker.ReceiveAsync("q", 1, TimeSpan.Zero)).Count;
+            _time.Advance(TimeSpan.FromSeconds(2));
+        }
+
+        IReadOnlyList<SqsMessage> dead = await broker.ReceiveAsync("dlq", 10, TimeSpan.Zero);
+        Assert.Equal(3, receives);
+        Assert.Equal(0, broker.GetQueue("q").Count);
+        Assert.Equal("poison ✉", Assert.Single(dead).Body);
+        Assert.Equal("acme", dead[0].MessageAttributes["tenant"].StringValue);
+        Assert.Equal(broker.GetQueue("q").Arn, dead[0].SystemAttributes[SqsSystemAttributes.DeadLetterQueueSourceArn]);
+    }
+
+    [Fact]
+    public async Task Fifo_DeliversInOrderPerGroupAndHoldsAGroupWhileOneIsInFlight()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("q.fifo", o => o.ContentBasedDeduplication = true);
+        foreach ((string group, string body) in new[] { ("a", "a1"), ("b", "b1"), ("a", "a2"), ("b", "b2"), ("a", "a3") })
+        {
+            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = body, MessageGroupId = group });
+        }
+
+        IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        Assert.Equal(["a1", "b1"], first.Select(m => m.Body));
+        Assert.Empty(await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero)); // both groups in flight
+
+        await broker.DeleteAsync("q.fifo", first[0].ReceiptHandle);
+        IReadOnlyList<SqsMessage> second = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        Assert.Equal(["a2"], second.Select(m => m.Body));
+        Assert.Equal("a", second[0].SystemAttributes[SqsSystemAttributes.MessageGroupId]);
+        Assert.True(string.CompareOrdinal(first[0].SystemAttributes[SqsSystemAttributes.SequenceNumber], second[0].SystemAttributes[SqsSystemAttributes.SequenceNumber]) < 0);
+    }
+
+    [Fact]
+    public async Task Fifo_DeduplicatesWithinFiveMinutesAndRequiresAGroup()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("q.fifo");
+
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
+
+        Assert.Equal(1, broker.GetQueue("q.fifo").Count);
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageDeduplicationId = "d2" }));
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g" }));
+    }
+
+    [Fact]
+    public async Task Send_EnforcesTheSqsRulesWithClearErrors()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("q");
+        broker.CreateQueue("small", o => o.MaxMessageSize = 1024);
+
+        var tooBig = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = new string('x', SqsRules.MaxMessageSize + 1) }));
+        var smallQueue = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "small", MessageBody = new string('x', 1000), MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["pad"] = MessageAttributeValue.FromString(new string('y', 30)) } }));
+        var badChar = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "bell \u0007" }));
+        var lone = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "half \uD800 pair" }));
+        var badName = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "x", MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["AWS.reserved"] = MessageAttributeValue.FromString("v") } }));
+        var eleven = new Dictionary<string, MessageAttributeValue>();
+        for (int i = 0; i < 11; i++)
+        {
+            eleven["a" + i] = MessageAttributeValue.FromNumber(i.ToString(System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        var tooMany = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "x", MessageAttributes = eleven }));
+        var unknown = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "nope", MessageBody = "x" }));
+
+        Assert.Contains("1048576", tooBig.Message.Replace(",", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
+        Assert.Contains("1024", smallQueue.Message, StringComparison.Ordinal);
+        Assert.Contains("U+0007", badChar.Message, StringComparison.Ordinal);
+        Assert.Contains("U+D800", lone.Message, StringComparison.Ordinal);
+        Assert.Contains("AWS.", badName.Message, StringComparison.Ordinal);
+        Assert.Contains("11 attributes", tooMany.Message, StringComparison.Ordinal);
+        Assert.Contains("'nope'", unknown.Message, StringComparison.Ordinal);
+        Assert.Equal(0, broker.GetQueue("q").Count);
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "tab\t newline\n emoji 😀 private \uE000" });
+        Assert.Equal(1, broker.GetQueue("q").Count);
+    }
+
+    [Fact]
+    public async Task Sns_WritesTheNotificationShapeOfFormatsMd()
+    {
+        var broker = new InMemoryBroker(_time);
+        string arn = broker.CreateTopic("orders-events");
+        broker.Subscribe("orders-events", "q");
+        var attributes = new Dictionary<string, MessageAttributeValue>
+        {
+            ["tenant"] = MessageAttributeValue.FromString("acme-eu"),
+            ["priority"] = MessageAttributeValue.FromNumber("2"),
+        };
+
+        await broker.PublishAsync(new SnsPublishRequest { TopicArn = "orders-events", Message = "{\"a\":\"Zoë/\\\\x\"}", Subject = "hi", MessageAttributes = attributes });
+
+        string body = (await broker.ReceiveAsync("q", 1, TimeSpan.Zero))[0].Body;
+        string[] lines = body.Split('\n');
+        Assert.Equal("{", lines[0]);
+        Assert.Equal("  \"Type\" : \"Notification\",", lines[1]);
+        Assert.StartsWith("  \"MessageId\" : \"", lines[2], StringComparison.Ordinal);
+        Assert.Equal($"  \"TopicArn\" : \"{arn}\",", lines[3]);
+        Assert.Equal("  \"Subject\" : \"hi\",", lines[4]);
+        Assert.Equal("  \"Message\" : \"{\\\"a\\\":\\\"Zoë/\\\\\\\\x\\\"}\",", lines[5]); // quotes and backslashes escaped; '/' and 'ë' not
+        Assert.Equal("  \"Timestamp\" : \"2025-11-03T14:27:09.000Z\",", lines[6]);
+        Assert.Equal("  \"SignatureVersion\" : \"1\",", lines[7]);
+        Assert.Equal("  \"MessageAttributes\" : {", lines[11]);
+        Assert.Equal("    \"tenant\" : {\"Type\":\"String\",\"Value\":\"acme-eu\"},", lines[12]);
+        Assert.Equal("    \"priority\" : {\"Type\":\"Number\",\"Value\":\"2\"}", lines[13]);
+        using JsonDocument parsed = JsonDocument.Parse(body);
+        Assert.Equal("{\"a\":\"Zoë/\\\\x\"}", parsed.RootElement.GetProperty("Message").GetString());
+    }
+
+    [Fact]
+    public async Task Sns_RawDelivery_DeliversTheMessageAsIsWithAttributes_AndDropsOverTenAttributes()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateTopic("t");
+        broker.Subscribe("t", "raw", rawMessageDelivery: true);
+        broker.Subscribe("t", "wrapped");
+        var eleven = new Dictionary<string, MessageAttributeValue>();
+        for (int i = 0; i < 11; i++)
+        {
+            eleven["a" + i] = MessageAttributeValue.FromString("v");
+        }
+
+        await broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "payload", MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["k"] = MessageAttributeValue.FromBinary(new byte[] { 1, 2 }) } });
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "x", MessageAttributes = eleven }));
+
+        SqsMessage raw = (await broker.ReceiveAsync("raw", 10, TimeSpan.Zero)).Single();
+        Assert.Equal("payload", raw.Body);
+        Assert.Equal(new byte[] { 1, 2 }, raw.MessageAttributes["k"].BinaryValue.ToArray());
+        Assert.Contains("\"Value\":\"AQI=\"", (await broker.ReceiveAsync("wrapped", 10, TimeSpan.Zero)).Single().Body, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task EventBridge_WritesTheEventShapeAndRoutesByDetailType()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateEventBus("bus");
+        broker.AddRule("bus", "orders", "Orders.OrderPlaced");
+        broker.AddRule("bus", "all");
+
+        await broker.PutEventAsync(new EventBridgeEntry { EventBusName = "bus", Source = "/orders", DetailType = "Orders.OrderPlaced", Detail = "{\"x\":\"ë\"}" });
+        await broker.PutEventAsync(new EventBridgeEntry { EventBusName = "bus", Source = "/other", DetailType = "Other", Detail = "{}" });
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.PutEventAsync(new EventBridgeEntry { EventBusName = "bus", Source = "/s", DetailType = "t", Detail = "[1]" }));
+
+        string body = (await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)).Single().Body;
+        Assert.Matches("^\\{\"version\":\"0\",\"id\":\"[0-9a-f-]{36}\",\"detail-type\":\"Orders.OrderPlaced\",\"source\":\"/orders\",\"account\":\"123456789012\",\"time\":\"2025-11-03T14:27:09Z\",\"region\":\"eu-west-1\",\"resources\":\\[\\],\"detail\":\\{\"x\":\"ë\"\\}\\}$", body);
+        Assert.Equal(2, (await broker.ReceiveAsync("all", 10, TimeSpan.Zero)).Count);
+    }
+}
