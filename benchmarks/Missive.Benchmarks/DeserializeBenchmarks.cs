@@ -1,0 +1,109 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+using BenchmarkDotNet.Attributes;
+using BenchmarkDotNet.Configs;
+using Missive.Bus;
+using Missive.InMemory;
+using Missive.Transport;
+using Reference = Missive.Tests.Protobuf.Reference;
+
+namespace Missive.Benchmarks;
+
+/// <summary>
+/// Reading one received message, as it arrives in an SQS body. Baseline of each body shape: the
+/// conventional DOM path (<see cref="ConventionalInbound"/>) on the JSON form of that shape; for the
+/// protobuf body it is the conventional read of the same message as a raw JSON body, since the
+/// conventional path cannot read protobuf.
+/// </summary>
+[MemoryDiagnoser]
+[GroupBenchmarksBy(BenchmarkLogicalGroupRule.ByCategory)]
+[CategoriesColumn]
+public class DeserializeBenchmarks
+{
+    private SqsMessage _raw = null!;
+    private SqsMessage _sns = null!;
+    private SqsMessage _eventBridge = null!;
+    private SqsMessage _protobuf = null!;
+    private byte[] _payload = null!;
+
+    public static IEnumerable<int> ItemCountValues => Setup.ItemCounts;
+
+    [ParamsSource(nameof(ItemCountValues))]
+    public int ItemCount { get; set; }
+
+    [GlobalSetup]
+    public void GlobalSetup()
+    {
+        MessageEnvelope<OrderPlaced> envelope = Payloads.Envelope(Payloads.Order(ItemCount), Payloads.OrderType);
+        envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        _payload = JsonSerializer.SerializeToUtf8Bytes(envelope.Message, BenchJsonContext.Default.OrderPlaced);
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("q");
+        broker.CreateTopic("t", maxMessageSize: SqsRules.MaxMessageSize);
+        broker.Subscribe("t", "q");
+        broker.CreateEventBus("b");
+        broker.AddRule("b", "q");
+        var writer = new OutboundMessageWriter(Setup.Serializers);
+        _raw = Through(broker, () => broker.SendAsync(writer.ToSqs(envelope, "q")));
+        _sns = Through(broker, () => broker.PublishAsync(writer.ToSns(envelope, "t")));
+        _eventBridge = Through(broker, () => broker.PutEventAsync(writer.ToEventBridge(envelope, "b")));
+        _protobuf = Through(broker, () => broker.SendAsync(writer.ToSqs(envelope, "q", Serialization.EnvelopeFormat.Protobuf)));
+    }
+
+    [Benchmark(Baseline = true, Description = "Standard: raw body")]
+    [BenchmarkCategory("Raw")]
+    public MessageEnvelope RawConventional() => ConventionalInbound.Read(_raw.Body, Setup.Standard);
+
+    [Benchmark(Description = "Missive: raw body")]
+    [BenchmarkCategory("Raw")]
+    public MessageEnvelope? RawMissive() => Setup.Inbound.Read(_raw).Envelope;
+
+    [Benchmark(Description = "Floor: JsonSerializer reading the bare payload")]
+    [BenchmarkCategory("Raw")]
+    public OrderPlaced? RawFloor() => JsonSerializer.Deserialize(_payload, BenchJsonContext.Default.OrderPlaced);
+
+    [Benchmark(Baseline = true, Description = "Standard: SNS-wrapped body")]
+    [BenchmarkCategory("Sns")]
+    public MessageEnvelope SnsConventional() => ConventionalInbound.Read(_sns.Body, Setup.Standard);
+
+    [Benchmark(Description = "Missive: SNS-wrapped body")]
+    [BenchmarkCategory("Sns")]
+    public MessageEnvelope? SnsMissive() => Setup.Inbound.Read(_sns).Envelope;
+
+    [Benchmark(Description = "Floor: JsonSerializer reading the bare payload")]
+    [BenchmarkCategory("Sns")]
+    public OrderPlaced? SnsFloor() => JsonSerializer.Deserialize(_payload, BenchJsonContext.Default.OrderPlaced);
+
+    [Benchmark(Baseline = true, Description = "Standard: EventBridge-wrapped body")]
+    [BenchmarkCategory("EventBridge")]
+    public MessageEnvelope EventBridgeConventional() => ConventionalInbound.Read(_eventBridge.Body, Setup.Standard);
+
+    [Benchmark(Description = "Missive: EventBridge-wrapped body")]
+    [BenchmarkCategory("EventBridge")]
+    public MessageEnvelope? EventBridgeMissive() => Setup.Inbound.Read(_eventBridge).Envelope;
+
+    [Benchmark(Baseline = true, Description = "Standard: raw JSON body of the same message")]
+    [BenchmarkCategory("ProtobufBase64")]
+    public MessageEnvelope ProtobufBaseline() => ConventionalInbound.Read(_raw.Body, Setup.Standard);
+
+    [Benchmark(Description = "Missive: protobuf base64 body")]
+    [BenchmarkCategory("ProtobufBase64")]
+    public MessageEnvelope? ProtobufMissive() => Setup.Inbound.Read(_protobuf).Envelope;
+
+    [Benchmark(Description = "Peer: Google.Protobuf parse of the base64 body")]
+    [BenchmarkCategory("ProtobufBase64")]
+    public OrderPlaced? ProtobufGoogle()
+    {
+        Reference.CloudEvent ce = Reference.CloudEvent.Parser.ParseFrom(Convert.FromBase64String(_protobuf.Body));
+        return JsonSerializer.Deserialize(ce.TextData, BenchJsonContext.Default.OrderPlaced);
+    }
+
+    private static SqsMessage Through(InMemoryBroker broker, Func<System.Threading.Tasks.Task> send)
+    {
+        send().GetAwaiter().GetResult();
+        SqsMessage message = broker.ReceiveAsync("q", 1, TimeSpan.Zero).GetAwaiter().GetResult()[0];
+        broker.DeleteAsync("q", message.ReceiptHandle).GetAwaiter().GetResult();
+        return message;
+    }
+}
