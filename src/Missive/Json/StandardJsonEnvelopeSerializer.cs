@@ -81,7 +81,14 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON envelope must be a JSON object.", 0);
         }
 
-        return ReadEnvelope(document.RootElement, source);
+        try
+        {
+            return ReadEnvelope(document.RootElement, source);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw InvalidText(e);
+        }
     }
 
     private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
@@ -105,7 +112,14 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
                 ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The batch holds more than {Options.MaxBatchSize} envelopes (SerializationOptions.MaxBatchSize).");
             }
 
-            envelopes.Add(ReadEnvelope(item, source));
+            try
+            {
+                envelopes.Add(ReadEnvelope(item, source));
+            }
+            catch (InvalidOperationException e)
+            {
+                throw InvalidText(e);
+            }
         }
 
         return envelopes;

@@ -43,6 +43,10 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         {
             throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
         }
+        catch (InvalidOperationException e)
+        {
+            throw InvalidText(e);
+        }
     }
 
     private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
@@ -88,6 +92,10 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         catch (JsonException e)
         {
             throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
+        }
+        catch (InvalidOperationException e)
+        {
+            throw InvalidText(e);
         }
     }
 

@@ -72,6 +72,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             OnRejected(e, source);
             throw;
         }
+
     }
 
     /// <inheritdoc />
@@ -87,6 +88,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             OnRejected(e, source);
             throw;
         }
+
     }
 
     /// <summary>Returns the pooled buffers this serializer holds to their array pool.</summary>
@@ -126,6 +128,14 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     private protected abstract IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source);
 
     private protected void LogCreated() => Log.SerializerCreated(Logger, GetType().Name, ContentType);
+
+    /// <summary>
+    /// System.Text.Json reports invalid UTF-8 in a string, or an escaped unpaired surrogate, only when
+    /// the string is decoded, as an <see cref="InvalidOperationException"/>. The JSON readers convert
+    /// payload failures themselves, so one that reaches them comes from decoding a string.
+    /// </summary>
+    internal InvalidEnvelopeException InvalidText(InvalidOperationException e)
+        => ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "A string in the input is not valid UTF-8, or escapes an unpaired surrogate", inner: Options.LogMessageContent ? e : null);
 
     private void CheckSize(long length)
     {

@@ -136,10 +136,16 @@ public sealed class InboundMessageReader
         }
         catch (JsonException e)
         {
-            throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The message body is not well-formed JSON around the envelope.", e.BytePositionInLine ?? -1, innerException: _options.LogMessageContent ? e : null)
-            {
-                RawBody = Encoding.UTF8.GetBytes(body),
-            };
+            throw Malformed("The message body is not well-formed JSON around the envelope.", body, e, e.BytePositionInLine ?? -1);
+        }
+        catch (InvalidOperationException e)
+        {
+            // Decoding a wrapper string (the envelope itself is read by the serializers, which convert their own).
+            throw Malformed("A string around the envelope is not valid UTF-8.", body, e, -1);
+        }
+        catch (FormatException e)
+        {
+            throw Malformed("A binary SNS message attribute is not valid base64.", body, e, -1);
         }
         finally
         {
@@ -150,6 +156,12 @@ public sealed class InboundMessageReader
             }
         }
     }
+
+    private InvalidEnvelopeException Malformed(string message, string body, Exception cause, long position)
+        => new(InvalidEnvelopeReason.Malformed, message, position, innerException: _options.LogMessageContent ? cause : null)
+        {
+            RawBody = Encoding.UTF8.GetBytes(body),
+        };
 
     private MessageEnvelope ReadEnvelope(byte[] buffer, int offset, int length, string? contentType)
     {

@@ -8,8 +8,9 @@ using System.Threading;
 namespace Missive.Tests.Infrastructure;
 
 /// <summary>
-/// An array pool that hands out fresh arrays filled with a marker byte and records, for every
-/// array, how often it was rented and returned and whether its used region was zero on return.
+/// An array pool that hands out arrays (new ones filled with a marker byte, returned ones reused) and
+/// records how often arrays were rented and returned, double or foreign returns, and returns whose
+/// array held bytes other than zero or the marker: data left behind.
 /// </summary>
 public sealed class CountingArrayPool : ArrayPool<byte>
 {
@@ -37,11 +38,22 @@ public sealed class CountingArrayPool : ArrayPool<byte>
 
     public int Outstanding => _outstanding.Count;
 
+    private readonly ConcurrentDictionary<int, ConcurrentBag<byte[]>> _free = new();
+
     public override byte[] Rent(int minimumLength)
     {
         Interlocked.Increment(ref _rents);
-        byte[] array = new byte[Math.Max(minimumLength, 16)];
-        array.AsSpan().Fill(Fill);
+        int size = (int)System.Numerics.BitOperations.RoundUpToPowerOf2((uint)Math.Max(minimumLength, 16));
+        if (!_free.GetOrAdd(size, _ => []).TryTake(out byte[]? array))
+        {
+            array = new byte[size];
+            array.AsSpan().Fill(Fill);
+        }
+        else
+        {
+            _returned.TryRemove(array, out _);
+        }
+
         _outstanding[array] = 1;
         return array;
     }
@@ -66,9 +78,11 @@ public sealed class CountingArrayPool : ArrayPool<byte>
         if (!clearArray && !IsClean(array))
         {
             Interlocked.Increment(ref _dirtyReturns);
+            array.AsSpan().Fill(Fill); // count each leak once, not again when the array comes back
         }
 
         _returned[array] = 1;
+        _free.GetOrAdd(array.Length, _ => []).Add(array);
     }
 
     private static bool IsClean(byte[] array)

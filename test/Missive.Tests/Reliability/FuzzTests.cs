@@ -1,0 +1,262 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text;
+using System.Threading.Tasks;
+using Missive.Bus;
+using Missive.Json;
+using Missive.Protobuf;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+using Missive.Tests.Protobuf;
+using Missive.Transport;
+using Xunit.Abstractions;
+
+namespace Missive.Tests.Reliability;
+
+/// <summary>
+/// Seeded mutation fuzzing of every reader. Each input either reads to a valid envelope or throws
+/// <see cref="InvalidEnvelopeException"/>: no other exception type, no hang, no allocation out of
+/// proportion to the input, and never the secret marker in an exception message. The two JSON
+/// serializers must agree on every input.
+/// </summary>
+/// <remarks>
+/// CI runs <see cref="DefaultIterations"/> inputs per target. Long runs:
+/// <c>MISSIVE_FUZZ_ITERATIONS=5000000 dotnet test Missive.slnx -c Release --filter FullyQualifiedName~FuzzTests</c>;
+/// replay one failing input with <c>MISSIVE_FUZZ_SEED=&lt;seed&gt;</c> (printed on failure).
+/// </remarks>
+public sealed class FuzzTests
+{
+    public const int DefaultIterations = 50_000;
+    private const string Secret = "SECRET-CARD-4111";
+
+    private static readonly MessageTypeMap Map = TestSerializers.Map(EnvelopeCorpus.Options());
+    private static readonly StandardJsonEnvelopeSerializer Standard = new(Map);
+    private static readonly Utf8JsonEnvelopeSerializer Fast = new(Map);
+    private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
+    private static readonly InboundMessageReader Inbound = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
+
+    private readonly ITestOutputHelper _output;
+
+    public FuzzTests(ITestOutputHelper output) => _output = output;
+
+    [Fact]
+    public Task Json_BothSerializers_AgreeAndOnlyThrowTheTypedException()
+        => RunAsync("json", 1_000_000, JsonCorpus(), input =>
+        {
+            Outcome fast = Try(() => Fast.Deserialize(new ReadOnlySequence<byte>(input)));
+            Outcome standard = Try(() => Standard.Deserialize(new ReadOnlySequence<byte>(input)));
+            if (fast.Envelope is not null && standard.Envelope is not null)
+            {
+                string a = Written(fast.Envelope);
+                string b = Written(standard.Envelope);
+                if (a != b)
+                {
+                    throw new InvalidOperationException("The two JSON serializers read different envelopes.");
+                }
+            }
+            else if ((fast.Envelope is null) != (standard.Envelope is null))
+            {
+                throw new InvalidOperationException($"Only one JSON serializer accepted the input (fast: {fast}, standard: {standard}).");
+            }
+
+            // Multi-segment input must behave as contiguous input.
+            Outcome split = Try(() => Fast.Deserialize(Sequences.Create(input, Sequences.Split.Random, input.Length)));
+            if ((split.Envelope is null) != (fast.Envelope is null))
+            {
+                throw new InvalidOperationException($"Splitting the input changed the outcome (contiguous: {fast}, split: {split}).");
+            }
+        });
+
+    [Fact]
+    public Task Protobuf_OnlyThrowsTheTypedException()
+        => RunAsync("protobuf", 2_000_000, ProtobufCorpus(), input =>
+        {
+            Outcome whole = Try(() => Protobuf.Deserialize(new ReadOnlySequence<byte>(input)));
+            Outcome split = Try(() => Protobuf.Deserialize(Sequences.Create(input, Sequences.Split.Random, input.Length)));
+            if ((whole.Envelope is null) != (split.Envelope is null))
+            {
+                throw new InvalidOperationException($"Splitting the input changed the outcome (contiguous: {whole}, split: {split}).");
+            }
+
+            Try(() => Protobuf.DeserializeBatch(new ReadOnlySequence<byte>(input)).Count > 0 ? null : null);
+        });
+
+    [Fact]
+    public Task SqsBodies_OnlyThrowTheTypedException()
+        => RunAsync("sqs-body", 3_000_000, BodyCorpus(), input =>
+        {
+            string body = Encoding.UTF8.GetString(input);
+            Try(() => Inbound.Read(new SqsMessage { Body = body }).Envelope);
+        });
+
+    private async Task RunAsync(string target, int seedBase, List<byte[]> corpus, Action<byte[]> check)
+    {
+        int iterations = int.TryParse(Environment.GetEnvironmentVariable("MISSIVE_FUZZ_ITERATIONS"), out int configured) ? configured : DefaultIterations;
+        int? only = int.TryParse(Environment.GetEnvironmentVariable("MISSIVE_FUZZ_SEED"), out int replay) ? replay : null;
+
+        Task run = Task.Run(() =>
+        {
+            for (int i = 0; i < iterations; i++)
+            {
+                int seed = only ?? seedBase + i;
+                byte[] input = Mutator.Mutate(corpus, seed);
+                long before = GC.GetAllocatedBytesForCurrentThread();
+                try
+                {
+                    check(input);
+                }
+                catch (Exception e)
+                {
+                    throw new InvalidOperationException(
+                        $"Fuzz target '{target}' failed on seed {seed} (replay: MISSIVE_FUZZ_SEED={seed}); input ({input.Length} bytes): {Convert.ToHexString(input.AsSpan(0, Math.Min(input.Length, 256)))}", e);
+                }
+
+                long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
+                long allowed = (64L * input.Length) + (512 * 1024);
+                if (allocated > allowed)
+                {
+                    throw new InvalidOperationException($"Fuzz target '{target}' allocated {allocated} bytes for a {input.Length}-byte input on seed {seed} (replay: MISSIVE_FUZZ_SEED={seed}).");
+                }
+
+                if (only is not null)
+                {
+                    break;
+                }
+            }
+        });
+
+        // A hang guard, not a timing assertion: far beyond any honest run.
+        Task finished = await Task.WhenAny(run, Task.Delay(TimeSpan.FromMinutes(10)));
+        Assert.True(finished == run, $"Fuzz target '{target}' did not finish: a reader hangs.");
+        await run;
+        _output.WriteLine($"{target}: {(only is null ? iterations : 1)} inputs from a corpus of {corpus.Count}, seeds {seedBase}..{seedBase + iterations - 1}");
+    }
+
+    /// <summary>
+    /// The envelope written back, for comparison. System.Text.Json reads a number like 1e400 as
+    /// infinity, which it then refuses to write: that outcome is compared too.
+    /// </summary>
+    private static string Written(MessageEnvelope envelope)
+    {
+        try
+        {
+            return Encoding.UTF8.GetString(ProtobufInteropTests.Serialize(Fast, envelope));
+        }
+        catch (ArgumentException e)
+        {
+            return "unwritable: " + e.Message;
+        }
+    }
+
+    private static Outcome Try(Func<MessageEnvelope?> read)
+    {
+        try
+        {
+            return new Outcome(read(), null);
+        }
+        catch (InvalidEnvelopeException e)
+        {
+            if (e.Message.Contains(Secret, StringComparison.Ordinal))
+            {
+                throw new InvalidOperationException("An exception message leaked message content.", e);
+            }
+
+            return new Outcome(null, e);
+        }
+    }
+
+    private static List<byte[]> JsonCorpus()
+    {
+        var corpus = new List<byte[]>();
+        foreach ((_, MessageEnvelope envelope) in EnvelopeCorpus.All())
+        {
+            byte[] bytes = ProtobufInteropTests.Serialize(Fast, envelope);
+            if (bytes.Length < 20_000)
+            {
+                corpus.Add(bytes);
+            }
+        }
+
+        corpus.Add(Encoding.UTF8.GetBytes($$"""{"data":{"OrderId":"{{Secret}}","Lines":[]},"id":"1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","subject":"{{Secret}}","ext":"{{Secret}}"}"""));
+        corpus.Add(Encoding.UTF8.GetBytes("""{"id":"1","source":"/s","specversion":"1.0","type":"blobs.binary","data_base64":"AQIDBA==","exttime":"2020-01-01T00:00:00+01:00","extbinary":"TWE="}"""));
+        return corpus;
+    }
+
+    private static List<byte[]> ProtobufCorpus()
+    {
+        var corpus = new List<byte[]>();
+        foreach ((_, MessageEnvelope envelope) in EnvelopeCorpus.All())
+        {
+            byte[] bytes = ProtobufInteropTests.Serialize(Protobuf, envelope);
+            if (bytes.Length < 20_000)
+            {
+                corpus.Add(bytes);
+                corpus.Add(WireMutations.Stretch(WireMutations.WithUnknownFields(bytes)));
+            }
+        }
+
+        return corpus;
+    }
+
+    private static List<byte[]> BodyCorpus()
+    {
+        var broker = new Missive.InMemory.InMemoryBroker();
+        broker.CreateQueue("q");
+        broker.CreateTopic("t");
+        broker.Subscribe("t", "q");
+        broker.Subscribe("t", "q", rawMessageDelivery: true);
+        broker.CreateEventBus("b");
+        broker.AddRule("b", "q");
+        var writer = new OutboundMessageWriter(new EnvelopeSerializerProvider(Fast, Protobuf));
+        var corpus = new List<byte[]>();
+        foreach (string name in new[] { "order-1-lines", "text-3", "binary-one", "every-attribute-and-extension-type" })
+        {
+            MessageEnvelope envelope = EnvelopeCorpus.Get(name);
+            foreach (EnvelopeFormat format in new[] { EnvelopeFormat.Json, EnvelopeFormat.Protobuf })
+            {
+                switch (envelope)
+                {
+                    case MessageEnvelope<Order> e:
+                        Publish(broker, writer, e, format);
+                        break;
+                    case MessageEnvelope<string> e:
+                        Publish(broker, writer, e, format);
+                        break;
+                    case MessageEnvelope<byte[]> e:
+                        Publish(broker, writer, e, format);
+                        break;
+                }
+            }
+        }
+
+        foreach (SqsMessage message in broker.ReceiveAsync("q", 10, TimeSpan.Zero).GetAwaiter().GetResult())
+        {
+            corpus.Add(Encoding.UTF8.GetBytes(message.Body));
+        }
+
+        while (broker.GetQueue("q").Count > 0)
+        {
+            foreach (string body in broker.GetQueue("q").PeekBodies())
+            {
+                corpus.Add(Encoding.UTF8.GetBytes(body));
+            }
+
+            break;
+        }
+
+        return corpus;
+    }
+
+    private static void Publish<T>(Missive.InMemory.InMemoryBroker broker, OutboundMessageWriter writer, MessageEnvelope<T> envelope, EnvelopeFormat format)
+    {
+        broker.SendAsync(writer.ToSqs(envelope, "q", format)).GetAwaiter().GetResult();
+        broker.PublishAsync(writer.ToSns(envelope, "t", format)).GetAwaiter().GetResult();
+        broker.PutEventAsync(writer.ToEventBridge(envelope, "b", format)).GetAwaiter().GetResult();
+    }
+
+    private readonly record struct Outcome(MessageEnvelope? Envelope, InvalidEnvelopeException? Error)
+    {
+        public override string ToString() => Envelope is not null ? "accepted" : $"rejected: {Error!.Reason}: {Error.Message}";
+    }
+}
