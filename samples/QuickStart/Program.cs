@@ -1,79 +1,279 @@
 using System;
 using System.Buffers;
+using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Text;
+using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Threading;
+using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Missive;
+using Missive.Bus;
 using Missive.Buffers;
+using Missive.InMemory;
+using Missive.Json;
 using Missive.Serialization;
 
-// Two containers: one with the defaults, one with EnableExperimentalFeatures().
-using ServiceProvider standard = Build(experimental: false);
-using ServiceProvider experimental = Build(experimental: true);
+// Missive QuickStart: an SNS topic fanned out to two SQS queues on the in-memory broker, one of them
+// with raw message delivery. Orders are published as JSON and as protobuf, handled from both queues,
+// and the run ends with a summary. No cloud account is needed.
+const int OrdersPerFormat = 150;
 
-IEnvelopeSerializer standardSerializer = standard.GetRequiredService<IEnvelopeSerializer>();
-IEnvelopeSerializer fastSerializer = experimental.GetRequiredService<IEnvelopeSerializer>();
-IEnvelopeFactory factory = experimental.GetRequiredService<IEnvelopeFactory>();
-
-Console.WriteLine($"Default serializer:      {standardSerializer.GetType().Name}");
-Console.WriteLine($"Experimental serializer: {fastSerializer.GetType().Name}");
-
-// Publish side: wrap orders in envelopes and write them into one pooled buffer.
-const int Count = 200;
-var envelopes = new List<MessageEnvelope<OrderPlaced>>(Count);
-for (int i = 0; i < Count; i++)
+HostApplicationBuilder builder = Host.CreateApplicationBuilder(args);
+builder.Logging.SetMinimumLevel(LogLevel.Warning);
+builder.Services.AddSingleton<HandledOrders>();
+builder.Services.AddMessageBus(bus =>
 {
-    var order = new OrderPlaced($"ORD-{i:D5}", "Zoë Martin", 19.99m + i, [new OrderLine("SKU-4471", (i % 3) + 1)]);
-    MessageEnvelope<OrderPlaced> envelope = factory.CreateEnvelope(order);
-    envelope.Extensions["tenant"] = CloudEventAttributeValue.FromString("acme-eu");
-    envelopes.Add(envelope);
+    bus.AddMessageType<OrderPlaced>("Orders.OrderPlaced");
+    bus.UseMessageSource("/samples/quickstart");
+    bus.ConfigureSerialization(options => options.JsonSerializerContext = QuickStartJsonContext.Default);
+    bus.EnableExperimentalFeatures();
+    bus.AddSnsPublisher<OrderPlaced>("orders");
+    bus.AddHandler<OrderPlacedHandler, OrderPlaced>();
+    bus.AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromSeconds(1));
+    bus.AddQueuePoller("shipping-raw", o => o.WaitTime = TimeSpan.FromSeconds(1));
+    bus.UseInMemoryBroker(broker =>
+    {
+        broker.CreateTopic("orders");
+        broker.Subscribe("orders", "billing");                                 // SNS notification JSON around the envelope
+        broker.Subscribe("orders", "shipping-raw", rawMessageDelivery: true);  // the envelope as published
+    });
+});
+
+using IHost host = builder.Build();
+await host.StartAsync();
+IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+HandledOrders handled = host.Services.GetRequiredService<HandledOrders>();
+
+Console.WriteLine("Missive QuickStart: SNS topic 'orders' → SQS 'billing' (notification) and 'shipping-raw' (raw delivery)");
+int published = 0;
+foreach (EnvelopeFormat format in new[] { EnvelopeFormat.Json, EnvelopeFormat.Protobuf })
+{
+    for (int i = 0; i < OrdersPerFormat; i++)
+    {
+        await publisher.PublishAsync(Sample.Order(published), new PublishOptions { Format = format });
+        published++;
+    }
+
+    Console.WriteLine($"  published {OrdersPerFormat} orders as {format}");
 }
 
-int handled = 0;
-long bytes = 0;
-using var buffer = new PooledBufferWriter();
-foreach (MessageEnvelope<OrderPlaced> envelope in envelopes)
+int expected = published * 2; // each order reaches both queues
+using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(60)))
 {
-    buffer.Reset();
-    bytes += fastSerializer.Serialize(buffer, envelope);
-
-    // Receive side: the default serializer reads what the experimental one wrote.
-    var received = (MessageEnvelope<OrderPlaced>)standardSerializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
-    if (received.Message.OrderId == envelope.Message.OrderId && received.Id == envelope.Id)
+    while (handled.Count < expected && !timeout.IsCancellationRequested)
     {
-        handled++;
+        Console.Write($"\r  handled {handled.Count} of {expected}...");
+        await Task.Delay(50);
     }
 }
 
-Console.WriteLine($"Published {Count} orders, handled {handled} ({bytes / Count} bytes per JSON envelope on average).");
-Console.WriteLine("Example envelope:");
-Console.WriteLine(fastSerializer.SerializeToString(envelopes[0]));
-return handled == Count ? 0 : 1;
-
-static ServiceProvider Build(bool experimental)
+await host.StopAsync();
+Console.WriteLine($"\r  handled {handled.Count} of {expected} messages.        ");
+Console.WriteLine();
+Console.WriteLine("Messages handled per queue:");
+foreach (KeyValuePair<string, int> queue in handled.PerQueue())
 {
-    var services = new ServiceCollection();
-    services.AddMessageBus(bus =>
-    {
-        bus.AddMessageType<OrderPlaced>("Orders.OrderPlaced");
-        bus.UseMessageSource("/samples/quickstart");
-        bus.ConfigureSerialization(options => options.JsonSerializerContext = QuickStartJsonContext.Default);
-        if (experimental)
-        {
-            bus.EnableExperimentalFeatures();
-        }
-    });
-    return services.BuildServiceProvider();
+    Console.WriteLine($"  {queue.Key,-40} {queue.Value,5}");
 }
+
+// Envelope sizes and examples, from the same serializers the bus uses.
+IEnvelopeSerializerProvider serializers = host.Services.GetRequiredService<IEnvelopeSerializerProvider>();
+IEnvelopeSerializer json = serializers.GetSerializer(EnvelopeFormat.Json);
+IEnvelopeSerializer protobuf = serializers.GetSerializer(EnvelopeFormat.Protobuf);
+MessageEnvelope<OrderPlaced> example = host.Services.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(Sample.Order(42));
+byte[] jsonBytes = json.SerializeToArray(example);
+byte[] protobufBytes = protobuf.SerializeToArray(example);
+Console.WriteLine();
+Console.WriteLine("Envelope sizes for one order:");
+Console.WriteLine($"  JSON      {jsonBytes.Length,5} bytes ({ContentTypes.CloudEventsJson})");
+Console.WriteLine($"  protobuf  {protobufBytes.Length,5} bytes ({ContentTypes.CloudEventsProtobuf}), {protobuf.SerializeToString(example).Length} as base64 in an SQS body");
+Console.WriteLine();
+Console.WriteLine("Example JSON envelope:");
+using (JsonDocument document = JsonDocument.Parse(jsonBytes))
+{
+    Console.WriteLine(JsonSerializer.Serialize(document.RootElement, QuickStartJsonContext.Indented.JsonElement));
+}
+
+Console.WriteLine();
+Console.WriteLine("Example protobuf envelope (field dump):");
+ProtobufDump.Write(protobufBytes, Console.Out);
+
+// Time per message of the standard and experimental JSON paths, measured here (a sample, not a benchmark:
+// see benchmarks/ for BenchmarkDotNet figures).
+Console.WriteLine();
+Console.WriteLine("Time per message in this run (serialize into a buffer and read back, 20,000 times):");
+var standard = new StandardJsonEnvelopeSerializer(host.Services.GetRequiredService<MessageTypeMap>());
+double standardUs = Sample.Measure(standard, example);
+double fastUs = Sample.Measure(json, example);
+double protobufUs = Sample.Measure(protobuf, example);
+Console.WriteLine($"  standard JSON      {standardUs,7:0.00} us");
+Console.WriteLine($"  experimental JSON  {fastUs,7:0.00} us  ({standardUs / fastUs:0.0}x faster)");
+Console.WriteLine($"  protobuf           {protobufUs,7:0.00} us  ({standardUs / protobufUs:0.0}x faster)");
+Console.WriteLine();
+bool complete = handled.Count == expected;
+Console.WriteLine(complete ? $"OK: every published message was handled ({handled.Count} of {expected})." : $"INCOMPLETE: {handled.Count} of {expected} handled.");
+return complete ? 0 : 1;
 
 /// <summary>An order was placed.</summary>
 internal sealed record OrderPlaced(string OrderId, string CustomerName, decimal Total, List<OrderLine> Lines);
 
 /// <summary>One line of an order.</summary>
-internal sealed record OrderLine(string Sku, int Quantity);
+internal sealed record OrderLine(string Sku, int Quantity, decimal UnitPrice);
 
 [JsonSerializable(typeof(OrderPlaced))]
+[JsonSerializable(typeof(JsonElement))]
 internal sealed partial class QuickStartJsonContext : JsonSerializerContext
 {
+    public static QuickStartJsonContext Indented { get; } = new(new JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+}
+
+/// <summary>Counts handled orders per queue (the SQS metadata says which queue a message came from).</summary>
+internal sealed class HandledOrders
+{
+    private readonly ConcurrentDictionary<string, int> _perQueue = new();
+    private int _count;
+
+    public int Count => Volatile.Read(ref _count);
+
+    public void Add(MessageEnvelope<OrderPlaced> envelope)
+    {
+        string route = envelope.SnsMetadata is not null ? "billing (SNS notification)" : "shipping-raw (raw delivery)";
+        string format = envelope.SqsMetadata!.MessageAttributes.ContainsKey("contentType") || envelope.SnsMetadata?.MessageAttributes.ContainsKey("contentType") == true ? "protobuf" : "JSON";
+        _perQueue.AddOrUpdate($"{route}, {format}", 1, static (_, n) => n + 1);
+        Interlocked.Increment(ref _count);
+    }
+
+    public SortedDictionary<string, int> PerQueue() => new(_perQueue);
+}
+
+/// <summary>Handles orders from both queues.</summary>
+internal sealed class OrderPlacedHandler(HandledOrders handled) : IMessageHandler<OrderPlaced>
+{
+    public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope, CancellationToken cancellationToken)
+    {
+        handled.Add(envelope);
+        return Task.CompletedTask;
+    }
+}
+
+internal static class Sample
+{
+    public static OrderPlaced Order(int n) => new(
+        $"ORD-{n:D5}",
+        n % 3 == 0 ? "Zoë Martin" : "Sam Okafor",
+        19.90m + n,
+        [new OrderLine("SKU-4471", 1 + (n % 3), 9.95m), new OrderLine("SKU-1200", 1, 9.95m + n)]);
+
+    public static double Measure(IEnvelopeSerializer serializer, MessageEnvelope<OrderPlaced> envelope)
+    {
+        using var buffer = new PooledBufferWriter();
+        const int Iterations = 20_000;
+        for (int i = 0; i < 2_000; i++)
+        {
+            RoundTrip(serializer, envelope, buffer);
+        }
+
+        var clock = Stopwatch.StartNew();
+        for (int i = 0; i < Iterations; i++)
+        {
+            RoundTrip(serializer, envelope, buffer);
+        }
+
+        return clock.Elapsed.TotalMicroseconds / Iterations;
+    }
+
+    private static void RoundTrip(IEnvelopeSerializer serializer, MessageEnvelope<OrderPlaced> envelope, PooledBufferWriter buffer)
+    {
+        buffer.Reset();
+        serializer.Serialize(buffer, envelope);
+        serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
+    }
+}
+
+/// <summary>Prints a protobuf message field by field: tag, wire type, and the value (nested messages indented).</summary>
+internal static class ProtobufDump
+{
+    private static readonly string[][] FieldNames =
+    [
+        ["", "id", "source", "spec_version", "type", "attributes", "binary_data", "text_data", "proto_data"],  // CloudEvent
+        ["", "key", "value"],                                                                                   // map entry
+        ["", "ce_boolean", "ce_integer", "ce_string", "ce_bytes", "ce_uri", "ce_uri_ref", "ce_timestamp"],      // CloudEventAttributeValue
+        ["", "seconds", "nanos"],                                                                               // google.protobuf.Timestamp
+    ];
+
+    public static void Write(ReadOnlySpan<byte> message, System.IO.TextWriter output, int indent = 1)
+    {
+        int i = 0;
+        while (i < message.Length)
+        {
+            ulong tag = ReadVarint(message, ref i);
+            int field = (int)(tag >> 3);
+            int wireType = (int)(tag & 7);
+            string pad = new(' ', indent * 2);
+            string[] names = FieldNames[Math.Min(indent - 1, FieldNames.Length - 1)];
+            string name = field < names.Length ? names[field] : "field " + field;
+            if (wireType == 0)
+            {
+                output.WriteLine($"{pad}{field,2} varint   {name} = {ReadVarint(message, ref i)}");
+                continue;
+            }
+
+            int length = (int)ReadVarint(message, ref i);
+            ReadOnlySpan<byte> value = message.Slice(i, length);
+            i += length;
+            bool text = IsPrintable(value);
+            bool nested = (indent == 1 && field == 5) || (indent == 2 && field == 2) || (indent == 3 && field == 7);
+            if (nested)
+            {
+                output.WriteLine($"{pad}{field,2} message  {name} ({length} bytes)");
+                Write(value, output, indent + 1);
+            }
+            else if (text)
+            {
+                string shown = Encoding.UTF8.GetString(value);
+                output.WriteLine($"{pad}{field,2} bytes    {name} = \"{(shown.Length > 90 ? shown[..90] + "…" : shown)}\" ({length} bytes)");
+            }
+            else
+            {
+                output.WriteLine($"{pad}{field,2} bytes    {name} = {Convert.ToHexString(value[..Math.Min(length, 24)])}{(length > 24 ? "…" : string.Empty)} ({length} bytes)");
+            }
+        }
+    }
+
+    private static ulong ReadVarint(ReadOnlySpan<byte> data, ref int i)
+    {
+        ulong result = 0;
+        for (int shift = 0; ; shift += 7)
+        {
+            byte b = data[i++];
+            result |= (ulong)(b & 0x7F) << shift;
+            if (b < 0x80)
+            {
+                return result;
+            }
+        }
+    }
+
+    private static bool IsPrintable(ReadOnlySpan<byte> value)
+    {
+        if (value.IsEmpty || !System.Text.Unicode.Utf8.IsValid(value))
+        {
+            return false;
+        }
+
+        foreach (byte b in value)
+        {
+            if (b < 0x20 && b is not (byte)'\n' and not (byte)'\t')
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
 }
