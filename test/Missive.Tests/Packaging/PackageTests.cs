@@ -1,0 +1,59 @@
+using System;
+using System.Diagnostics;
+using System.IO;
+using System.IO.Compression;
+using System.Linq;
+using System.Xml.Linq;
+using Missive.Tests.Infrastructure;
+
+namespace Missive.Tests.Packaging;
+
+/// <summary>`dotnet pack` of the library gives a package with what a NuGet user needs.</summary>
+public sealed class PackageTests
+{
+    [Fact]
+    public void Pack_ProducesAPackageWithReadmeLicenseDocsSymbolsAndRepositoryMetadata()
+    {
+        string output = Path.Combine(Path.GetTempPath(), "missive-pack-" + Guid.NewGuid().ToString("N"));
+        try
+        {
+            var pack = Process.Start(new ProcessStartInfo("dotnet", $"pack \"{Path.Combine(RepositoryPaths.Root, "src", "Missive", "Missive.csproj")}\" -c Release -o \"{output}\" --nologo")
+            {
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+            })!;
+            string log = pack.StandardOutput.ReadToEnd() + pack.StandardError.ReadToEnd();
+            pack.WaitForExit();
+            Assert.True(pack.ExitCode == 0, log);
+
+            string package = Directory.GetFiles(output, "Missive.*.nupkg").Single(f => !f.EndsWith(".snupkg", StringComparison.Ordinal));
+            Assert.Single(Directory.GetFiles(output, "Missive.*.snupkg"));
+            using ZipArchive zip = ZipFile.OpenRead(package);
+            string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
+            Assert.Contains("lib/net10.0/Missive.dll", entries);
+            Assert.Contains("lib/net10.0/Missive.xml", entries);
+            Assert.Contains("README.md", entries);
+
+            XDocument nuspec = XDocument.Load(zip.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal)).Open());
+            XNamespace ns = nuspec.Root!.Name.Namespace;
+            XElement metadata = nuspec.Root.Element(ns + "metadata")!;
+            Assert.Equal("expression", metadata.Element(ns + "license")!.Attribute("type")!.Value);
+            Assert.Equal("Apache-2.0", metadata.Element(ns + "license")!.Value);
+            Assert.Equal("README.md", metadata.Element(ns + "readme")!.Value);
+            Assert.Equal("git", metadata.Element(ns + "repository")!.Attribute("type")!.Value);
+            Assert.False(string.IsNullOrEmpty(metadata.Element(ns + "description")!.Value));
+
+            // The library depends only on System.Text.Json (in the framework) and Microsoft.Extensions packages.
+            string[] dependencies = metadata.Descendants(ns + "dependency").Select(d => d.Attribute("id")!.Value).ToArray();
+            Assert.NotEmpty(dependencies);
+            Assert.All(dependencies, id => Assert.StartsWith("Microsoft.Extensions.", id, StringComparison.Ordinal));
+        }
+        finally
+        {
+            if (Directory.Exists(output))
+            {
+                Directory.Delete(output, recursive: true);
+            }
+        }
+    }
+}
