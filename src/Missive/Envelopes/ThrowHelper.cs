@@ -81,6 +81,15 @@ internal static class ThrowHelper
     public static void ThrowTooLarge(long size, int limit)
         => ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The input is {size} bytes, over the limit of {limit} bytes (SerializationOptions.MaxEnvelopeSize).");
 
+    /// <summary>Rejects an attribute value longer than the configured limit (UTF-8 bytes).</summary>
+    public static void CheckAttributeLength(long byteLength, int limit, string attribute, long position)
+    {
+        if (byteLength > limit)
+        {
+            ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The '{attribute}' attribute is {byteLength} bytes, over the limit of {limit} bytes (SerializationOptions.MaxAttributeValueLength).", position, attribute);
+        }
+    }
+
     [DoesNotReturn]
     public static void ThrowArgumentOutOfRange(string paramName, string message)
         => throw new ArgumentOutOfRangeException(paramName, message);

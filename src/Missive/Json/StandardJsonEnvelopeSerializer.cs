@@ -355,7 +355,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
 
                 return CloudEventAttributeValue.FromInteger(integer);
             case JsonValueKind.String:
-                string text = value.GetString()!;
+                string text = declared == CloudEventAttributeType.Binary ? value.GetString()! : Checked(value.GetString()!, name);
                 switch (declared)
                 {
                     case CloudEventAttributeType.None or CloudEventAttributeType.String:
@@ -366,6 +366,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
                             ThrowHelper.ThrowInvalidAttribute(name, "is not valid base64", -1);
                         }
 
+                        ThrowHelper.CheckAttributeLength(bytes.Length, Options.MaxAttributeValueLength, name, -1);
                         return CloudEventAttributeValue.FromBinary(bytes);
                     case CloudEventAttributeType.Timestamp:
                         if (!Rfc3339.TryParse(text.AsSpan(), out DateTimeOffset timestamp))
@@ -397,7 +398,7 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
 
     private static bool IsCoreMember(string name) => CloudEventRules.IsReservedAttributeName(name) || name == "data_base64";
 
-    private static string? GetString(JsonElement root, string name, bool required)
+    private string? GetString(JsonElement root, string name, bool required)
     {
         if (!root.TryGetProperty(name, out JsonElement value) || value.ValueKind == JsonValueKind.Null)
         {
@@ -414,7 +415,14 @@ public sealed class StandardJsonEnvelopeSerializer : EnvelopeSerializer
             ThrowHelper.ThrowWrongTokenType(name, "a string", -1);
         }
 
-        return value.GetString();
+        return Checked(value.GetString()!, name);
+    }
+
+    /// <summary>Keeps a string attribute value within <see cref="SerializationOptions.MaxAttributeValueLength"/>.</summary>
+    private string Checked(string value, string attribute)
+    {
+        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Options.MaxAttributeValueLength, attribute, -1);
+        return value;
     }
 
     private struct NodeBuilder : IEnvelopeVisitor

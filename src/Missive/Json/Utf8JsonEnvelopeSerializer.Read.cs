@@ -324,17 +324,25 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         return extensionName;
     }
 
-    private static string GetRequiredString(ref Utf8JsonReader reader, string attribute)
+    private string GetRequiredString(ref Utf8JsonReader reader, string attribute)
     {
         if (reader.TokenType != JsonTokenType.String)
         {
             ThrowHelper.ThrowWrongTokenType(attribute, "a string", reader.TokenStartIndex);
         }
 
-        return reader.GetString()!;
+        return CheckedString(ref reader, attribute);
     }
 
-    private static string? GetOptionalString(ref Utf8JsonReader reader, string attribute)
+    /// <summary>Decodes a string attribute value, within <see cref="SerializationOptions.MaxAttributeValueLength"/>.</summary>
+    private string CheckedString(ref Utf8JsonReader reader, string attribute)
+    {
+        string value = reader.GetString()!;
+        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Options.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
+        return value;
+    }
+
+    private string? GetOptionalString(ref Utf8JsonReader reader, string attribute)
         => reader.TokenType == JsonTokenType.Null ? null : GetRequiredString(ref reader, attribute);
 
     private static void ReadSpecVersion(ref Utf8JsonReader reader)
@@ -370,7 +378,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             }
         }
 
-        string type = reader.GetString()!;
+        string type = CheckedString(ref reader, "type");
         if (type.Length == 0)
         {
             ThrowHelper.ThrowMissingAttributes("type", position);
@@ -440,19 +448,20 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
     }
 
-    private static CloudEventAttributeValue ReadStringExtension(ref Utf8JsonReader reader, string name, CloudEventAttributeType declared, ref Scratch scratch)
+    private CloudEventAttributeValue ReadStringExtension(ref Utf8JsonReader reader, string name, CloudEventAttributeType declared, ref Scratch scratch)
     {
         long position = reader.TokenStartIndex;
         switch (declared)
         {
             case CloudEventAttributeType.None or CloudEventAttributeType.String:
-                return CloudEventAttributeValue.FromString(reader.GetString()!);
+                return CloudEventAttributeValue.FromString(CheckedString(ref reader, name));
             case CloudEventAttributeType.Binary:
                 if (!reader.TryGetBytesFromBase64(out byte[]? bytes))
                 {
                     ThrowHelper.ThrowInvalidAttribute(name, "is not valid base64", position);
                 }
 
+                ThrowHelper.CheckAttributeLength(bytes.Length, Options.MaxAttributeValueLength, name, position);
                 return CloudEventAttributeValue.FromBinary(bytes);
             case CloudEventAttributeType.Timestamp:
                 if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset timestamp))
@@ -462,7 +471,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
                 return CloudEventAttributeValue.FromTimestamp(timestamp);
             case CloudEventAttributeType.Uri:
-                string uri = reader.GetString()!;
+                string uri = CheckedString(ref reader, name);
                 if (!CloudEventRules.IsAbsoluteUri(uri))
                 {
                     ThrowHelper.ThrowInvalidAttribute(name, "is not an absolute URI", position);
@@ -470,7 +479,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
                 return CloudEventAttributeValue.FromUri(uri);
             case CloudEventAttributeType.UriReference:
-                string reference = reader.GetString()!;
+                string reference = CheckedString(ref reader, name);
                 if (!CloudEventRules.IsUriReference(reference))
                 {
                     ThrowHelper.ThrowInvalidAttribute(name, "is not a URI reference", position);

@@ -63,6 +63,11 @@ public sealed partial class ProtobufEnvelopeSerializer
             }
 
             ReadOnlySequence<byte> value = reader.ReadLengthDelimited(out long start);
+            if (field < CloudEventFields.AttributeField)
+            {
+                ThrowHelper.CheckAttributeLength(value.Length, Options.MaxAttributeValueLength, FieldName(field), start);
+            }
+
             switch (field)
             {
                 case CloudEventFields.IdField:
@@ -262,13 +267,28 @@ public sealed partial class ProtobufEnvelopeSerializer
         return value;
     }
 
-    private static CloudEventAttributeValue ReadAttributeValue(in ReadOnlySequence<byte> source, long basePosition, string name)
+    private static string FieldName(int field) => field switch
+    {
+        CloudEventFields.IdField => "id",
+        CloudEventFields.SourceField => "source",
+        CloudEventFields.SpecVersionField => "specversion",
+        _ => "type",
+    };
+
+    private CloudEventAttributeValue ReadAttributeValue(in ReadOnlySequence<byte> source, long basePosition, string name)
     {
         var reader = new ProtobufReader(source, basePosition);
         CloudEventAttributeValue result = default;
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
+            if (wireType == WireType.LengthDelimited && field is >= 3 and <= 6)
+            {
+                // A copy of the reader peeks at the length, so an over-long value is refused before it is decoded.
+                ProtobufReader peek = reader;
+                ThrowHelper.CheckAttributeLength(peek.ReadLengthDelimited(out long valueStart).Length, Options.MaxAttributeValueLength, name, valueStart);
+            }
+
             switch (field)
             {
                 case 1 when wireType == WireType.Varint:

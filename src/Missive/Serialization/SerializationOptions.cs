@@ -50,6 +50,12 @@ public sealed class SerializationOptions
     /// <summary>Gets or sets the longest attribute name accepted when reading, in bytes (16 to 256). Default 128.</summary>
     public int MaxAttributeNameLength { get; set; } = 128;
 
+    /// <summary>
+    /// Gets or sets the longest attribute value accepted when reading, in UTF-8 bytes (decoded bytes for
+    /// binary values): every context attribute and extension, not the data. Default 64 KiB.
+    /// </summary>
+    public int MaxAttributeValueLength { get; set; } = 64 * 1024;
+
     /// <summary>Gets or sets the most envelopes a batch may hold when read. Default 1000.</summary>
     public int MaxBatchSize { get; set; } = 1000;
 
@@ -96,6 +102,7 @@ public sealed class SerializationOptions
         ArgumentOutOfRangeException.ThrowIfLessThan(MaxAttributeNameLength, 16, nameof(MaxAttributeNameLength));
         ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxAttributeNameLength, 256, nameof(MaxAttributeNameLength));
         ArgumentOutOfRangeException.ThrowIfNegative(MaxBatchSize, nameof(MaxBatchSize));
+        ArgumentOutOfRangeException.ThrowIfLessThan(MaxAttributeValueLength, 256, nameof(MaxAttributeValueLength));
         ArgumentNullException.ThrowIfNull(BufferPool, nameof(BufferPool));
     }
 }

@@ -126,6 +126,28 @@ public sealed class BadInputTests
         }
     }
 
+    [Theory]
+    [InlineData("subject")]
+    [InlineData("id")]
+    [InlineData("ext")]
+    public void Deserialize_AttributeValueOverTheLimit_IsRejected(string attribute)
+    {
+        string big = new string('v', 70_000);
+        string json = attribute switch
+        {
+            "id" => $$"""{"id":"{{big}}","source":"/s","specversion":"1.0","type":"notes.text"}""",
+            "subject" => $$"""{"id":"1","source":"/s","specversion":"1.0","type":"notes.text","subject":"{{big}}"}""",
+            _ => $$"""{"id":"1","source":"/s","specversion":"1.0","type":"notes.text","ext":"{{big}}"}""",
+        };
+
+        foreach (EnvelopeSerializer serializer in new EnvelopeSerializer[] { TestSerializers.Fast(), TestSerializers.Standard() })
+        {
+            var error = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize(json));
+            Assert.Equal(InvalidEnvelopeReason.LimitExceeded, error.Reason);
+            Assert.Contains("MaxAttributeValueLength", error.Message, StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void Deserialize_BatchOverTheLimit_IsRejected()
     {

@@ -183,6 +183,22 @@ public sealed class ProtobufWireTests
     }
 
     [Fact]
+    public void Deserialize_AttributeValueOverTheLimit_IsRejectedBeforeDecoding()
+    {
+        var envelope = new MessageEnvelope<string> { Id = new string('i', 70_000), Source = "/s", Type = "notes.text" };
+        var extension = new MessageEnvelope<string> { Id = "1", Source = "/s", Type = "notes.text" };
+        extension.Extensions["big"] = CloudEventAttributeValue.FromBinary(new byte[70_000]);
+
+        var id = Assert.Throws<InvalidEnvelopeException>(() => Serializer.Deserialize(Serializer.SerializeToArray(envelope).AsMemory()));
+        var big = Assert.Throws<InvalidEnvelopeException>(() => Serializer.Deserialize(Serializer.SerializeToArray(extension).AsMemory()));
+
+        Assert.Equal(InvalidEnvelopeReason.LimitExceeded, id.Reason);
+        Assert.Equal("id", id.AttributeName);
+        Assert.Equal(InvalidEnvelopeReason.LimitExceeded, big.Reason);
+        Assert.Equal("big", big.AttributeName);
+    }
+
+    [Fact]
     public void TextConveniences_UseBase64()
     {
         var envelope = new MessageEnvelope<string> { Id = "1", Source = "/s", Type = "notes.text", Message = "hi" };
