@@ -75,6 +75,8 @@ public sealed class InboundMessageReader
         int bodyLength = Encoding.UTF8.GetBytes(body, bodyBuffer);
         byte[]? innerBuffer = null;
         int innerLength = 0;
+        byte[]? pending = null; // an SNS Message unescaped during classification, until it is adopted
+        int pendingLength = 0;
         try
         {
             var state = new UnwrapState(message);
@@ -82,7 +84,7 @@ public sealed class InboundMessageReader
             int offset = 0, length = bodyLength;
             for (int depth = 0; ; depth++)
             {
-                Shape shape = Classify(current.AsSpan(offset, length), out Members members);
+                Shape shape = Classify(current.AsSpan(offset, length), out Members members, ref pending, ref pendingLength);
                 if (shape == Shape.Raw || depth == MaxUnwrapDepth)
                 {
                     break;
@@ -98,8 +100,19 @@ public sealed class InboundMessageReader
                 {
                     state.Kind = InboundMessageKind.SnsNotification;
                     state.Sns = ReadSnsMetadata(document, members, ref state.ContentType);
-                    Unescape(document, members.Message, ref innerBuffer, ref innerLength);
-                    current = innerBuffer!;
+                    if (pending is null)
+                    {
+                        throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The SNS Message is not a JSON string.", members.Message.Start);
+                    }
+
+                    // The document being read may live in the previous inner buffer: it is released only now.
+                    if (innerBuffer is not null)
+                    {
+                        Return(pool, innerBuffer, innerLength);
+                    }
+
+                    (innerBuffer, innerLength, pending) = (pending, pendingLength, null);
+                    current = innerBuffer;
                     offset = 0;
                     length = innerLength;
                 }
@@ -154,6 +167,11 @@ public sealed class InboundMessageReader
             {
                 Return(pool, innerBuffer, innerLength);
             }
+
+            if (pending is not null)
+            {
+                Return(pool, pending, pendingLength);
+            }
         }
     }
 
@@ -202,6 +220,20 @@ public sealed class InboundMessageReader
         length = reader.CopyString(target);
     }
 
+    private void CopyString(ref Utf8JsonReader reader, ref byte[]? target, ref int length)
+    {
+        if (target is not null)
+        {
+            Return(_options.BufferPool, target, length); // a repeated member: the last one counts
+            target = null;
+        }
+
+        int needed = reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length; // unescaped is never longer
+        target = _options.BufferPool.Rent(Math.Max(1, needed));
+        length = 0;
+        length = reader.CopyString(target);
+    }
+
     /// <summary>Recognises Missive's protobuf-in-EventBridge shape and points at the base64 text it holds.</summary>
     private void UnwrapProtobufDetail(byte[] buffer, ref int offset, ref int length, ref string? contentType)
     {
@@ -221,7 +253,12 @@ public sealed class InboundMessageReader
         contentType = ContentTypes.CloudEventsProtobuf;
     }
 
-    private Shape Classify(ReadOnlySpan<byte> document, out Members members)
+    /// <summary>
+    /// Finds the top-level members that tell the shape, in one pass. A string <c>Message</c> member is
+    /// unescaped into <paramref name="pending"/> while the reader is on it, so an SNS notification's
+    /// envelope is validated and copied once.
+    /// </summary>
+    private Shape Classify(ReadOnlySpan<byte> document, out Members members, ref byte[]? pending, ref int pendingLength)
     {
         members = default;
         if (EnvelopeSerializerProvider.Detect(document) != EnvelopeFormat.Json)
@@ -245,6 +282,11 @@ public sealed class InboundMessageReader
             reader.Read();
             long start = reader.TokenStartIndex;
             JsonTokenType type = reader.TokenType;
+            if (type == JsonTokenType.String && !System.Runtime.CompilerServices.Unsafe.IsNullRef(ref slot) && System.Runtime.CompilerServices.Unsafe.AreSame(ref slot, ref members.Message))
+            {
+                CopyString(ref reader, ref pending, ref pendingLength);
+            }
+
             reader.Skip();
             if (!System.Runtime.CompilerServices.Unsafe.IsNullRef(ref slot))
             {
