@@ -77,10 +77,6 @@ internal static class ThrowHelper
             position,
             "type");
 
-    [DoesNotReturn]
-    public static void ThrowTooLarge(long size, int limit)
-        => ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The input is {size} bytes, over the limit of {limit} bytes (SerializationOptions.MaxEnvelopeSize).");
-
     /// <summary>Rejects an attribute value longer than the configured limit (UTF-8 bytes).</summary>
     public static void CheckAttributeLength(long byteLength, int limit, string attribute, long position)
     {
@@ -93,8 +89,4 @@ internal static class ThrowHelper
     [DoesNotReturn]
     public static void ThrowArgumentOutOfRange(string paramName, string message)
         => throw new ArgumentOutOfRangeException(paramName, message);
-
-    [DoesNotReturn]
-    public static void ThrowInvalidOperation(string message)
-        => throw new InvalidOperationException(message);
 }

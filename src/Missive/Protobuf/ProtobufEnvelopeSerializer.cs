@@ -130,18 +130,19 @@ public sealed partial class ProtobufEnvelopeSerializer : EnvelopeSerializer
             {
                 writer.WriteByte(info.Codec.Kind == PayloadKind.Binary ? CloudEventFields.BinaryData : CloudEventFields.TextData);
                 writer.WriteVarint((uint)payloadSize);
+
+                // The payload goes to the output directly: a staged copy, or the codec writing its known-size bytes.
+                writer.Flush();
                 if (staged is not null)
                 {
-                    writer.Flush();
                     writer.Output.Write(staged.WrittenSpan);
-                    writer.AddDirectlyWritten(payloadSize);
                 }
                 else
                 {
-                    writer.Flush();
                     info.Codec.WritePayload(writer.Output, message!, envelope.DataContentType, jsonWriter: null);
-                    writer.AddDirectlyWritten(payloadSize);
                 }
+
+                writer.AddDirectlyWritten(payloadSize);
             }
         }
         finally
