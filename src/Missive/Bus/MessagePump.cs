@@ -163,6 +163,12 @@ internal sealed class MessagePump : BackgroundService
                 Log.DeleteFailed(_logger, message.MessageId, queue);
             }
         }
+        catch (Exception e)
+        {
+            // The transport failed to delete, release or retry the message: it is still in the queue and comes
+            // back after its visibility timeout. Polling goes on; without this the failure would go unobserved.
+            Log.ProcessingFailed(_logger, message.MessageId, queue, e);
+        }
         finally
         {
             slots.Release();

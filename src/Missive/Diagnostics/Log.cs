@@ -38,4 +38,7 @@ internal static partial class Log
 
     [LoggerMessage(EventId = 2007, Level = LogLevel.Error, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
     public static partial void ReceiveFailed(ILogger logger, string queue, TimeSpan delay, Exception exception);
+
+    [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
+    public static partial void ProcessingFailed(ILogger logger, string messageId, string queue, Exception exception);
 }

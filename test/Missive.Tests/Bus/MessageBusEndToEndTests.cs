@@ -140,6 +140,36 @@ public sealed class MessageBusEndToEndTests
     }
 
     [Fact]
+    public async Task TransportFailureWhileDeleting_KeepsThePumpRunning_AndTheMessageComesBack()
+    {
+        var recorder = new Recorder<Order>(expected: 2);
+        var logs = new ConcurrentQueue<string>();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(new QueueLoggerProvider(logs));
+        builder.Services.AddSingleton(recorder);
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work", o => o.VisibilityTimeout = TimeSpan.FromMilliseconds(200));
+        builder.Services.AddSingleton<IMessageTransport>(new FlakyDeleteTransport(broker, failures: 1));
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddHandler<RecordingHandler, Order>()
+            .AddSqsPublisher<Order>("work")
+            .AddQueuePoller("work", o => o.WaitTime = TimeSpan.FromMilliseconds(100)));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await recorder.AllReceived.WaitAsync(Patience); // handled, delete failed, received again after the timeout, handled
+        await WaitUntil(() => broker.GetQueue("work").Count == 0);
+        await host.StopAsync();
+
+        Assert.Equal([1, 2], recorder.ReceiveCounts);
+        Assert.Contains(logs, l => l.Contains("failed outside its handler", StringComparison.Ordinal) && l.Contains("Simulated network failure", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task Publish_UnroutedType_FailsWithAClearMessage()
     {
         using IHost host = BuildHost(new Recorder<Order>(1), bus => { });
@@ -269,4 +299,25 @@ public sealed class MessageBusEndToEndTests
                 => logs.Enqueue(formatter(state, exception) + (exception is null ? string.Empty : " | " + exception));
         }
     }
+}
+
+/// <summary>A transport whose delete fails a given number of times, as a network error would.</summary>
+public sealed class FlakyDeleteTransport(Missive.Transport.IMessageTransport inner, int failures) : Missive.Transport.IMessageTransport
+{
+    private int _failures = failures;
+
+    public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => inner.SendAsync(request, cancellationToken);
+
+    public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => inner.PublishAsync(request, cancellationToken);
+
+    public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => inner.PutEventAsync(entry, cancellationToken);
+
+    public Task<System.Collections.Generic.IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        => inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
+
+    public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default)
+        => Interlocked.Decrement(ref _failures) >= 0 ? throw new MessageTransportException("Simulated network failure.") : inner.DeleteAsync(queueName, receiptHandle, cancellationToken);
+
+    public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+        => inner.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
 }
