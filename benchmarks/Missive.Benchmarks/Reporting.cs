@@ -90,7 +90,7 @@ public static class Reporting
     public static string ToSvg(IReadOnlyList<RatioRow> rows, string title)
     {
         var chartRows = rows.Where(r => !r.IsBaseline && !double.IsNaN(r.TimeRatio)).ToList();
-        const int labelWidth = 560, barWidth = 360, rowHeight = 18, top = 50;
+        const int labelWidth = 680, barWidth = 360, rowHeight = 18, top = 50;
         double maxRatio = Math.Max(1.0, chartRows.Count == 0 ? 1 : chartRows.Max(r => r.TimeRatio));
         int height = top + ((chartRows.Count + (rows.Select(r => r.Suite).Distinct().Count() * 2)) * rowHeight) + 40;
         var svg = new StringBuilder();
