@@ -209,29 +209,33 @@ public sealed class InboundMessageReader
 
         var reader = new Utf8JsonReader(document.Slice((int)member.Start, (int)member.Length), _readerOptions);
         reader.Read();
-        int needed = reader.ValueSpan.Length; // the unescaped form is never longer
-        byte[] target = _options.BufferPool.Rent(Math.Max(1, needed));
+        byte[] target = CopyToRented(ref reader, out int copied);
+
+        // The document may live in the previous buffer: release it only once the copy is made.
         if (buffer is not null)
         {
             Return(_options.BufferPool, buffer, length);
         }
 
         buffer = target;
-        length = reader.CopyString(target);
+        length = copied;
     }
 
-    private void CopyString(ref Utf8JsonReader reader, ref byte[]? target, ref int length)
+    /// <summary>Unescapes the string token the reader is on into a newly rented array (never longer than its escaped form).</summary>
+    private byte[] CopyToRented(ref Utf8JsonReader reader, out int length)
     {
-        if (target is not null)
+        int needed = reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length;
+        byte[] target = _options.BufferPool.Rent(Math.Max(1, needed));
+        try
         {
-            Return(_options.BufferPool, target, length); // a repeated member: the last one counts
-            target = null;
+            length = reader.CopyString(target);
+            return target;
         }
-
-        int needed = reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length; // unescaped is never longer
-        target = _options.BufferPool.Rent(Math.Max(1, needed));
-        length = 0;
-        length = reader.CopyString(target);
+        catch
+        {
+            _options.BufferPool.Return(target);
+            throw;
+        }
     }
 
     /// <summary>Recognises Missive's protobuf-in-EventBridge shape and points at the base64 text it holds.</summary>
@@ -284,7 +288,13 @@ public sealed class InboundMessageReader
             JsonTokenType type = reader.TokenType;
             if (type == JsonTokenType.String && !System.Runtime.CompilerServices.Unsafe.IsNullRef(ref slot) && System.Runtime.CompilerServices.Unsafe.AreSame(ref slot, ref members.Message))
             {
-                CopyString(ref reader, ref pending, ref pendingLength);
+                byte[] copy = CopyToRented(ref reader, out int copied);
+                if (pending is not null)
+                {
+                    Return(_options.BufferPool, pending, pendingLength); // a repeated member: the last one counts
+                }
+
+                (pending, pendingLength) = (copy, copied);
             }
 
             reader.Skip();

@@ -235,6 +235,11 @@ public sealed class FuzzTests
             corpus.Add(Encoding.UTF8.GetBytes(message.Body));
         }
 
+        // A nested shape: an EventBridge event whose detail is a string, inside an SNS notification.
+        string inner = Encoding.UTF8.GetString(ProtobufInteropTests.Serialize(Fast, EnvelopeCorpus.Get("text-3")));
+        string eventBridge = "{\"version\":\"0\",\"id\":\"eb\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + System.Text.Json.JsonSerializer.Serialize(inner) + "}";
+        corpus.Add(Encoding.UTF8.GetBytes("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":" + System.Text.Json.JsonSerializer.Serialize(eventBridge) + "}"));
+
         while (broker.GetQueue("q").Count > 0)
         {
             foreach (string body in broker.GetQueue("q").PeekBodies())

@@ -89,6 +89,24 @@ public sealed class InboundMessageReaderTests
         Assert.Equal("us-east-1", inbound.Envelope.EventBridgeMetadata.Region);
     }
 
+    [Fact]
+    public void Read_EventBridgeStringDetailInsideAnSnsMessage_IsUnwrappedIntact()
+    {
+        // Two string unwraps in a row: the second reads from the buffer the first one filled.
+        string envelope = """{"id":"e-2","source":"/s","specversion":"1.0","type":"notes.text","data":"nested \"text\""}""";
+        string eventBridge = "{\"version\":\"0\",\"id\":\"eb-2\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + System.Text.Json.JsonSerializer.Serialize(envelope) + "}";
+        string body = "{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":" + System.Text.Json.JsonSerializer.Serialize(eventBridge) + "}";
+        var pool = new CountingArrayPool();
+
+        InboundMessage inbound = Create(options: TestSerializers.Options(o => o.BufferPool = pool)).Read(new SqsMessage { Body = body });
+
+        Assert.Equal("nested \"text\"", ((MessageEnvelope<string>)inbound.Envelope!).Message);
+        Assert.Equal("eb-2", inbound.Envelope!.EventBridgeMetadata!.EventId);
+        Assert.NotNull(inbound.Envelope.SnsMetadata);
+        Assert.Equal(pool.Rents, pool.Returns);
+        Assert.Equal(0, pool.DirtyReturns);
+    }
+
     [Theory]
     [InlineData("SubscriptionConfirmation")]
     [InlineData("UnsubscribeConfirmation")]
