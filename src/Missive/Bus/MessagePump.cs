@@ -108,7 +108,7 @@ internal sealed class MessagePump : BackgroundService
 
     private async Task ProcessAsync(string queue, PollerOptions options, SqsMessage message, SemaphoreSlim slots, CancellationToken stoppingToken)
     {
-        int receiveCount = ReceiveCount(message);
+        int receiveCount = message.ReceiveCount;
         try
         {
             InboundMessage inbound;
@@ -179,8 +179,4 @@ internal sealed class MessagePump : BackgroundService
         => options.RetryDelay is { } delay
             ? _transport.ChangeVisibilityAsync(queue, message.ReceiptHandle, delay, CancellationToken.None)
             : Task.CompletedTask;
-
-    private static int ReceiveCount(SqsMessage message)
-        => message.SystemAttributes.TryGetValue(SqsSystemAttributes.ApproximateReceiveCount, out string? text)
-            && int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int count) ? count : 0;
 }

@@ -39,13 +39,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
             return envelope;
         }
-        catch (JsonException e)
+        catch (Exception e) when (e is JsonException or InvalidOperationException)
         {
-            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
-        }
-        catch (InvalidOperationException e)
-        {
-            throw InvalidText(e);
+            throw ReadFailure(e, source);
         }
     }
 
@@ -89,15 +85,20 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
             return envelopes;
         }
-        catch (JsonException e)
+        catch (Exception e) when (e is JsonException or InvalidOperationException)
         {
-            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(e, Options.LogMessageContent);
-        }
-        catch (InvalidOperationException e)
-        {
-            throw InvalidText(e);
+            throw ReadFailure(e, source);
         }
     }
+
+    /// <summary>
+    /// Turns a failure of the reader into the typed exception: malformed JSON (classified by a diagnostic
+    /// re-read), or a string System.Text.Json could not decode. Payload failures were converted in <see cref="ReadData"/>.
+    /// </summary>
+    private InvalidEnvelopeException ReadFailure(Exception e, in ReadOnlySequence<byte> source)
+        => e is JsonException json
+            ? JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(json, Options.LogMessageContent)
+            : InvalidText((InvalidOperationException)e);
 
     /// <summary>Reads one envelope object; the reader is on its <c>{</c> and ends on its <c>}</c>.</summary>
     private MessageEnvelope ReadEnvelope(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source)

@@ -453,14 +453,13 @@ public sealed class InboundMessageReader
 
     private static SqsMetadata CreateSqsMetadata(SqsMessage message)
     {
-        message.SystemAttributes.TryGetValue(SqsSystemAttributes.ApproximateReceiveCount, out string? count);
         message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
         message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageDeduplicationId, out string? deduplication);
         return new SqsMetadata
         {
             MessageId = message.MessageId,
             ReceiptHandle = message.ReceiptHandle,
-            ApproximateReceiveCount = int.TryParse(count, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int parsed) ? parsed : 0,
+            ApproximateReceiveCount = message.ReceiveCount,
             MessageGroupId = group,
             MessageDeduplicationId = deduplication,
             MessageAttributes = message.MessageAttributes,
