@@ -46,7 +46,7 @@ public class ThroughputBenchmarks
             bus.AddMessageType<OrderPlaced>(Payloads.OrderType);
             bus.ConfigureSerialization(o => o.JsonSerializerContext = BenchJsonContext.Default);
             bus.AddSnsPublisher<OrderPlaced>("orders");
-            bus.AddHandler<CountingHandler, OrderPlaced>();
+            bus.AddHandler<OrderPlaced, CountingHandler>();
             bus.AddQueuePoller("orders-queue", o => { o.MaxConcurrency = 16; o.WaitTime = TimeSpan.FromSeconds(1); });
             bus.UseInMemoryBroker(broker =>
             {

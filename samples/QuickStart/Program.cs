@@ -33,7 +33,7 @@ builder.Services.AddMessageBus(bus =>
     bus.ConfigureSerialization(options => options.JsonSerializerContext = QuickStartJsonContext.Default);
     bus.EnableExperimentalFeatures();
     bus.AddSnsPublisher<OrderPlaced>("orders");
-    bus.AddHandler<OrderPlacedHandler, OrderPlaced>();
+    bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
     bus.AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromSeconds(1));
     bus.AddQueuePoller("shipping-raw", o => o.WaitTime = TimeSpan.FromSeconds(1));
     bus.UseInMemoryBroker(broker =>

@@ -38,7 +38,7 @@ public static class WorkerHost
             });
             bus.EnableExperimentalFeatures(x => x.PublishFormat = format);
             bus.AddSnsPublisher<OrderPlaced>(topic);
-            bus.AddHandler<OrderPlacedHandler, OrderPlaced>();
+            bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
             bus.AddQueuePoller(queue, options => missive.GetSection("Poller").Bind(options));
             bus.UseInMemoryBroker(broker =>
             {

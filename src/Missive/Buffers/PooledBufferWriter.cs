@@ -95,7 +95,7 @@ public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
     /// <paramref name="maxRetainedSize"/>; a smaller array is kept (cleared when clearing is on).
     /// </summary>
     /// <param name="maxRetainedSize">The largest array an idle writer may keep.</param>
-    public void Reset(int maxRetainedSize)
+    internal void Reset(int maxRetainedSize)
     {
         if (_buffer.Length > maxRetainedSize)
         {

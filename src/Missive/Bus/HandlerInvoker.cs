@@ -10,10 +10,3 @@ internal abstract class HandlerInvoker
 {
     public abstract Task InvokeAsync(IServiceProvider services, MessageEnvelope envelope, CancellationToken cancellationToken);
 }
-
-/// <summary>Calls <see cref="IMessageHandler{T}"/>.</summary>
-internal sealed class HandlerInvoker<T> : HandlerInvoker
-{
-    public override Task InvokeAsync(IServiceProvider services, MessageEnvelope envelope, CancellationToken cancellationToken)
-        => services.GetRequiredService<IMessageHandler<T>>().HandleAsync((MessageEnvelope<T>)envelope, cancellationToken);
-}

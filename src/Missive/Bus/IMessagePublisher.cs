@@ -12,7 +12,7 @@ public interface IMessagePublisher
     /// <param name="options">Per-message settings, or <c>null</c>.</param>
     /// <param name="cancellationToken">Cancels the send.</param>
     /// <returns>The envelope that was sent.</returns>
-    /// <exception cref="Serialization.MessageBusConfigurationException">The type is not registered or has no route.</exception>
-    /// <exception cref="Transport.MessageTransportException">The transport refused the message.</exception>
+    /// <exception cref="MessageBusConfigurationException">The type is not registered or has no route.</exception>
+    /// <exception cref="MessageTransportException">The transport refused the message.</exception>
     Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default);
 }

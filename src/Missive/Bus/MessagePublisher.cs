@@ -35,10 +35,10 @@ internal sealed class MessagePublisher : IMessagePublisher
         switch (route.Kind)
         {
             case RouteKind.Sqs:
-                await _transport.SendAsync(_writer.ToSqs(envelope, route.Target, format, options), cancellationToken).ConfigureAwait(false);
+                await _transport.SendAsync(_writer.ToSqs(envelope, route.Target, format, options?.MessageGroupId, options?.MessageDeduplicationId), cancellationToken).ConfigureAwait(false);
                 break;
             case RouteKind.Sns:
-                await _transport.PublishAsync(_writer.ToSns(envelope, route.Target, format, options), cancellationToken).ConfigureAwait(false);
+                await _transport.PublishAsync(_writer.ToSns(envelope, route.Target, format, options?.Subject, options?.MessageGroupId, options?.MessageDeduplicationId), cancellationToken).ConfigureAwait(false);
                 break;
             default:
                 await _transport.PutEventAsync(_writer.ToEventBridge(envelope, route.Target, format), cancellationToken).ConfigureAwait(false);

@@ -7,7 +7,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -56,7 +55,7 @@ internal sealed class MessagePump : BackgroundService
     private async Task PollAsync(string queue, PollerOptions options, CancellationToken stoppingToken)
     {
         await Task.Yield();
-        Log.PollerStarted(_logger, queue, options.MaxConcurrency);
+        BusLog.PollerStarted(_logger, queue, options.MaxConcurrency);
         using var slots = new SemaphoreSlim(options.MaxConcurrency, options.MaxConcurrency);
         var inFlight = new ConcurrentDictionary<Task, bool>();
         try
@@ -73,7 +72,7 @@ internal sealed class MessagePump : BackgroundService
                 catch (Exception e) when (e is not OperationCanceledException)
                 {
                     slots.Release();
-                    Log.ReceiveFailed(_logger, queue, ReceiveErrorDelay, e);
+                    BusLog.ReceiveFailed(_logger, queue, ReceiveErrorDelay, e);
                     await Task.Delay(ReceiveErrorDelay, stoppingToken).ConfigureAwait(false);
                     continue;
                 }
@@ -118,21 +117,21 @@ internal sealed class MessagePump : BackgroundService
             }
             catch (InvalidEnvelopeException e)
             {
-                Log.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
+                BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
                 await RetryLaterAsync(queue, options, message).ConfigureAwait(false);
                 return;
             }
 
             if (inbound.Envelope is not { } envelope)
             {
-                Log.ControlMessageSkipped(_logger, message.MessageId, queue);
+                BusLog.ControlMessageSkipped(_logger, message.MessageId, queue);
                 await _transport.DeleteAsync(queue, message.ReceiptHandle, CancellationToken.None).ConfigureAwait(false);
                 return;
             }
 
             if (!_configuration.Handlers.TryGetValue(envelope.MessageType, out HandlerInvoker? invoker))
             {
-                Log.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, queue);
+                BusLog.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, queue);
                 await RetryLaterAsync(queue, options, message).ConfigureAwait(false);
                 return;
             }
@@ -147,27 +146,27 @@ internal sealed class MessagePump : BackgroundService
             }
             catch (OperationCanceledException) when (stoppingToken.IsCancellationRequested)
             {
-                Log.ReleasedOnShutdown(_logger, message.MessageId, queue);
+                BusLog.ReleasedOnShutdown(_logger, message.MessageId, queue);
                 await _transport.ChangeVisibilityAsync(queue, message.ReceiptHandle, TimeSpan.Zero, CancellationToken.None).ConfigureAwait(false);
                 return;
             }
             catch (Exception e)
             {
-                Log.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, queue, receiveCount, e);
+                BusLog.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, queue, receiveCount, e);
                 await RetryLaterAsync(queue, options, message).ConfigureAwait(false);
                 return;
             }
 
             if (!await _transport.DeleteAsync(queue, message.ReceiptHandle, CancellationToken.None).ConfigureAwait(false))
             {
-                Log.DeleteFailed(_logger, message.MessageId, queue);
+                BusLog.DeleteFailed(_logger, message.MessageId, queue);
             }
         }
         catch (Exception e)
         {
             // The transport failed to delete, release or retry the message: it is still in the queue and comes
             // back after its visibility timeout. Polling goes on; without this the failure would go unobserved.
-            Log.ProcessingFailed(_logger, message.MessageId, queue, e);
+            BusLog.ProcessingFailed(_logger, message.MessageId, queue, e);
         }
         finally
         {

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Missive.Bus;
@@ -121,20 +122,20 @@ public sealed class MessageBusBuilder
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddEventBridgePublisher<T>(string eventBus, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.EventBridge, eventBus, format);
 
-    /// <summary>Handles received messages of type <typeparamref name="T"/> with <typeparamref name="THandler"/> (scoped).</summary>
+    /// <summary>Handles received messages of type <typeparamref name="TMessage"/> with <typeparamref name="THandler"/>, resolved from each message's DI scope.</summary>
+    /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
     /// <typeparam name="THandler">The handler.</typeparam>
-    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">A handler is already registered for <typeparamref name="T"/>.</exception>
-    public MessageBusBuilder AddHandler<[System.Diagnostics.CodeAnalysis.DynamicallyAccessedMembers(System.Diagnostics.CodeAnalysis.DynamicallyAccessedMemberTypes.PublicConstructors)] THandler, T>()
-        where THandler : class, IMessageHandler<T>
+    /// <exception cref="MessageBusConfigurationException">A handler is already registered for <typeparamref name="TMessage"/>.</exception>
+    public MessageBusBuilder AddHandler<TMessage, [DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
+        where THandler : class, IMessageHandler<TMessage>
     {
-        if (!Bus.Handlers.TryAdd(typeof(T), new HandlerInvoker<T>()))
+        if (!Bus.Handlers.TryAdd(typeof(TMessage), new HandlerInvoker<TMessage>()))
         {
-            throw new MessageBusConfigurationException($"A handler is already registered for {typeof(T).FullName}.");
+            throw new MessageBusConfigurationException($"A handler is already registered for {typeof(TMessage).FullName}.");
         }
 
-        Services.TryAddScoped<IMessageHandler<T>, THandler>();
+        Services.TryAddScoped<IMessageHandler<TMessage>, THandler>();
         return this;
     }
 

@@ -11,6 +11,9 @@ internal static class CloudEventRules
     /// <summary>The only specification version this library reads and writes.</summary>
     public const string SpecVersion10 = "1.0";
 
+    /// <summary><see cref="SpecVersion10"/> as UTF-8.</summary>
+    public static ReadOnlySpan<byte> SpecVersion10Utf8 => "1.0"u8;
+
     /// <summary>Tells whether a name is made of lower-case ASCII letters and digits (and is not empty).</summary>
     public static bool IsValidAttributeName(ReadOnlySpan<char> name)
     {
@@ -48,13 +51,6 @@ internal static class CloudEventRules
 
         return true;
     }
-
-    /// <summary>Tells whether a name belongs to a core attribute or the JSON format's data members.</summary>
-    public static bool IsReservedAttributeName(ReadOnlySpan<char> name) => name switch
-    {
-        "id" or "source" or "specversion" or "type" or "time" or "datacontenttype" or "dataschema" or "subject" or "data" => true,
-        _ => false,
-    };
 
     /// <summary>
     /// Tells whether a value can be a URI reference: not empty, and free of spaces and control

@@ -1,3 +1,5 @@
+using System;
+
 namespace Missive;
 
 /// <summary>Content types that Missive reads and writes.</summary>
@@ -23,4 +25,7 @@ public static class ContentTypes
 
     /// <summary>Plain text.</summary>
     public const string TextPlain = "text/plain";
+
+    /// <summary><see cref="ApplicationJson"/> as UTF-8, for readers that match it without decoding.</summary>
+    internal static ReadOnlySpan<byte> ApplicationJsonUtf8 => "application/json"u8;
 }

@@ -127,7 +127,7 @@ public sealed class ExtensionAttributeCollection : IReadOnlyCollection<KeyValueP
             throw new ArgumentException("Extension attribute names must be non-empty and made of lower-case ASCII letters and digits.", nameof(name));
         }
 
-        if (CloudEventRules.IsReservedAttributeName(name))
+        if (CloudEventAttributeNames.IsReserved(name))
         {
             throw new ArgumentException("That name is reserved by the CloudEvents specification and cannot be an extension attribute.", nameof(name));
         }

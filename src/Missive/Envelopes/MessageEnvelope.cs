@@ -46,16 +46,13 @@ public abstract class MessageEnvelope
     public ExtensionAttributeCollection Extensions => _extensions ??= new ExtensionAttributeCollection();
 
     /// <summary>Gets or sets what SQS said of the message, when it was received from a queue.</summary>
-    public Transport.SqsMetadata? SqsMetadata { get; set; }
+    public SqsMetadata? SqsMetadata { get; set; }
 
     /// <summary>Gets or sets what the SNS notification around the message said, when it came through a topic without raw delivery.</summary>
-    public Transport.SnsMetadata? SnsMetadata { get; set; }
+    public SnsMetadata? SnsMetadata { get; set; }
 
     /// <summary>Gets or sets what the EventBridge event around the message said, when it came through an event bus.</summary>
-    public Transport.EventBridgeMetadata? EventBridgeMetadata { get; set; }
-
-    /// <summary>Gets the message (the <c>data</c> of the event), or <c>null</c> when the event has none.</summary>
-    public object? Message => GetMessage();
+    public EventBridgeMetadata? EventBridgeMetadata { get; set; }
 
     /// <summary>Gets the .NET type of the message.</summary>
     public abstract Type MessageType { get; }
@@ -80,21 +77,10 @@ public abstract class MessageEnvelope
     /// <exception cref="InvalidEnvelopeException">A required attribute is missing or an attribute value is invalid.</exception>
     public void Validate() => EnvelopeValidator.Validate(this, position: -1);
 
-    /// <summary>Gets the message as an object.</summary>
+    /// <summary>
+    /// Gets the message (the <c>data</c> of the event) as an object, or <c>null</c> when the event has
+    /// none. <see cref="MessageEnvelope{T}.Message"/> gives it typed, without boxing.
+    /// </summary>
     /// <returns>The message, or <c>null</c>.</returns>
-    private protected abstract object? GetMessage();
-}
-
-/// <summary>A CloudEvents envelope around a message of type <typeparamref name="T"/>.</summary>
-/// <typeparam name="T">The message type.</typeparam>
-public sealed class MessageEnvelope<T> : MessageEnvelope
-{
-    /// <summary>Gets or sets the message (the <c>data</c> of the event).</summary>
-    public new T Message { get; set; } = default!;
-
-    /// <inheritdoc />
-    public override Type MessageType => typeof(T);
-
-    /// <inheritdoc />
-    private protected override object? GetMessage() => Message;
+    public abstract object? GetMessage();
 }

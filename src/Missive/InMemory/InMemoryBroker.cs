@@ -136,7 +136,7 @@ public sealed class InMemoryBroker : IMessageTransport
         ArgumentNullException.ThrowIfNull(request);
         cancellationToken.ThrowIfCancellationRequested();
         InMemoryQueue queue = GetQueue(request.QueueName);
-        return Task.FromResult(queue.Enqueue(request.MessageBody, request.MessageAttributes, request.MessageGroupId, request.MessageDeduplicationId, request.DelaySeconds));
+        return Task.FromResult(queue.Enqueue(request.MessageBody, request.MessageAttributes, request.MessageGroupId, request.MessageDeduplicationId, request.Delay));
     }
 
     /// <inheritdoc />

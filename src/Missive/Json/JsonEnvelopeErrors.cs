@@ -70,15 +70,4 @@ internal static class JsonEnvelopeErrors
         string detail = includeContent ? ": " + e.Message : string.Empty;
         return ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The input is not well-formed JSON" + where + detail, position, inner: includeContent ? e : null);
     }
-
-    /// <summary>Tells whether an exception from a payload codec was caused by the input.</summary>
-    public static bool IsDataError(Exception e)
-        => e is JsonException or FormatException or OverflowException or DecoderFallbackException or InvalidOperationException or ArgumentException;
-
-    public static InvalidEnvelopeException InvalidData(Exception e, long position, bool includeContent)
-    {
-        string path = e is JsonException { Path: { } p } ? $" (path {p})" : string.Empty;
-        string detail = includeContent ? ": " + e.Message : string.Empty;
-        return ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The data does not fit the registered message type" + path + detail, position, "data", includeContent ? e : null);
-    }
 }

@@ -22,13 +22,13 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
     private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source)
     {
-        var reader = new Utf8JsonReader(source, _readerOptions);
+        var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
         try
         {
             ReadToken(ref reader);
             if (reader.TokenType != JsonTokenType.StartObject)
             {
-                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON envelope must be a JSON object.", reader.TokenStartIndex);
+                ThrowHelper.ThrowNotAJsonObject(reader.TokenStartIndex);
             }
 
             MessageEnvelope envelope = ReadEnvelope(ref reader, source);
@@ -47,13 +47,13 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
     private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
     {
-        var reader = new Utf8JsonReader(source, _readerOptions);
+        var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
         try
         {
             ReadToken(ref reader);
             if (reader.TokenType != JsonTokenType.StartArray)
             {
-                ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "A CloudEvents JSON batch must be a JSON array.", reader.TokenStartIndex);
+                ThrowHelper.ThrowNotAJsonArray(reader.TokenStartIndex);
             }
 
             var envelopes = new List<MessageEnvelope>();
@@ -67,12 +67,12 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
                 if (reader.TokenType != JsonTokenType.StartObject)
                 {
-                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"Batch item {envelopes.Count} is not a JSON object.", reader.TokenStartIndex);
+                    ThrowHelper.ThrowBatchItemNotAJsonObject(envelopes.Count, reader.TokenStartIndex);
                 }
 
-                if (envelopes.Count == Options.MaxBatchSize)
+                if (envelopes.Count == Settings.MaxBatchSize)
                 {
-                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The batch holds more than {Options.MaxBatchSize} envelopes (SerializationOptions.MaxBatchSize).", reader.TokenStartIndex);
+                    ThrowHelper.ThrowBatchTooLarge(Settings.MaxBatchSize, reader.TokenStartIndex);
                 }
 
                 envelopes.Add(ReadEnvelope(ref reader, source));
@@ -97,7 +97,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     /// </summary>
     private InvalidEnvelopeException ReadFailure(Exception e, in ReadOnlySequence<byte> source)
         => e is JsonException json
-            ? JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(json, Options.LogMessageContent)
+            ? JsonEnvelopeErrors.Diagnose(source, Settings.JsonReaderOptions, Settings.LogMessageContent) ?? JsonEnvelopeErrors.FromJsonException(json, Settings.LogMessageContent)
             : InvalidText((InvalidOperationException)e);
 
     /// <summary>Reads one envelope object; the reader is on its <c>{</c> and ends on its <c>}</c>.</summary>
@@ -105,7 +105,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     {
         long objectStart = reader.TokenStartIndex;
         Scratch scratch = default;
-        JsonAttribute seen = JsonAttribute.None;
+        CloudEventAttribute seen = CloudEventAttribute.None;
         string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
         DateTimeOffset? time = null;
         MessageTypeInfo? info = null;
@@ -123,9 +123,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
             long position = reader.TokenStartIndex;
             ReadOnlySpan<byte> name = GetName(ref reader, ref scratch);
-            JsonAttribute attribute = JsonAttributeNames.Classify(name);
+            CloudEventAttribute attribute = CloudEventAttributeNames.Classify(name);
             string? extensionName = null;
-            if (attribute == JsonAttribute.Extension)
+            if (attribute == CloudEventAttribute.Extension)
             {
                 extensionName = GetExtensionName(name, extensions, position);
             }
@@ -133,7 +133,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             {
                 if ((seen & attribute) != 0)
                 {
-                    ThrowHelper.ThrowDuplicateAttribute(JsonAttributeNames.NameOf(attribute), position);
+                    ThrowHelper.ThrowDuplicateAttribute(CloudEventAttributeNames.NameOf(attribute), position);
                 }
 
                 seen |= attribute;
@@ -143,38 +143,38 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             position = reader.TokenStartIndex;
             switch (attribute)
             {
-                case JsonAttribute.Id:
-                    id = GetRequiredString(ref reader, "id");
+                case CloudEventAttribute.Id:
+                    id = GetRequiredString(ref reader, CloudEventAttributeNames.Id);
                     break;
-                case JsonAttribute.Source:
-                    eventSource = GetRequiredString(ref reader, "source");
+                case CloudEventAttribute.Source:
+                    eventSource = GetRequiredString(ref reader, CloudEventAttributeNames.Source);
                     break;
-                case JsonAttribute.SpecVersion:
+                case CloudEventAttribute.SpecVersion:
                     ReadSpecVersion(ref reader);
                     break;
-                case JsonAttribute.Type:
+                case CloudEventAttribute.Type:
                     info = ReadType(ref reader);
                     envelope = info.CreateEnvelope();
                     break;
-                case JsonAttribute.Time:
+                case CloudEventAttribute.Time:
                     time = ReadTime(ref reader, ref scratch);
                     break;
-                case JsonAttribute.DataContentType:
-                    contentType = reader.TokenType == JsonTokenType.String && reader.ValueTextEquals("application/json"u8)
+                case CloudEventAttribute.DataContentType:
+                    contentType = reader.TokenType == JsonTokenType.String && reader.ValueTextEquals(ContentTypes.ApplicationJsonUtf8)
                         ? ContentTypes.ApplicationJson
-                        : GetOptionalString(ref reader, "datacontenttype");
+                        : GetOptionalString(ref reader, CloudEventAttributeNames.DataContentType);
                     break;
-                case JsonAttribute.DataSchema:
-                    schema = GetOptionalString(ref reader, "dataschema");
+                case CloudEventAttribute.DataSchema:
+                    schema = GetOptionalString(ref reader, CloudEventAttributeNames.DataSchema);
                     break;
-                case JsonAttribute.Subject:
-                    subject = GetOptionalString(ref reader, "subject");
+                case CloudEventAttribute.Subject:
+                    subject = GetOptionalString(ref reader, CloudEventAttributeNames.Subject);
                     break;
-                case JsonAttribute.Data:
-                case JsonAttribute.DataBase64:
-                    if ((seen & (JsonAttribute.Data | JsonAttribute.DataBase64)) == (JsonAttribute.Data | JsonAttribute.DataBase64))
+                case CloudEventAttribute.Data:
+                case CloudEventAttribute.DataBase64:
+                    if ((seen & (CloudEventAttribute.Data | CloudEventAttribute.DataBase64)) == (CloudEventAttribute.Data | CloudEventAttribute.DataBase64))
                     {
-                        ThrowHelper.ThrowInvalidAttribute("data", "and 'data_base64' cannot both be present", position);
+                        ThrowHelper.ThrowDataAndDataBase64(position);
                     }
 
                     if (reader.TokenType == JsonTokenType.Null)
@@ -182,9 +182,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                         break;
                     }
 
-                    if (attribute == JsonAttribute.DataBase64 && reader.TokenType != JsonTokenType.String)
+                    if (attribute == CloudEventAttribute.DataBase64 && reader.TokenType != JsonTokenType.String)
                     {
-                        ThrowHelper.ThrowWrongTokenType("data_base64", "a base64 string", position);
+                        ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.DataBase64, "a base64 string", position);
                     }
 
                     if (envelope is not null)
@@ -203,9 +203,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                     if (reader.TokenType != JsonTokenType.Null)
                     {
                         extensions ??= new ExtensionAttributeCollection();
-                        if (extensions.Count == Options.MaxExtensionAttributes)
+                        if (extensions.Count == Settings.MaxExtensionAttributes)
                         {
-                            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The envelope has more than {Options.MaxExtensionAttributes} extension attributes (SerializationOptions.MaxExtensionAttributes).", position);
+                            ThrowHelper.ThrowTooManyExtensions(Settings.MaxExtensionAttributes, position);
                         }
 
                         extensions.AddTrusted(extensionName!, ReadExtensionValue(ref reader, extensionName!, ref scratch));
@@ -215,7 +215,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             }
         }
 
-        bool hasSpecVersion = (seen & JsonAttribute.SpecVersion) != 0;
+        bool hasSpecVersion = (seen & CloudEventAttribute.SpecVersion) != 0;
         if (envelope is null || !hasSpecVersion)
         {
             // Report every missing required attribute at once.
@@ -227,20 +227,20 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         if (deferredStart >= 0)
         {
-            var dataReader = new Utf8JsonReader(source.Slice(deferredStart, deferredEnd - deferredStart), _readerOptions);
+            var dataReader = new Utf8JsonReader(source.Slice(deferredStart, deferredEnd - deferredStart), Settings.JsonReaderOptions);
             ReadToken(ref dataReader);
-            ReadData(ref dataReader, source, info!, envelope, (seen & JsonAttribute.DataBase64) != 0 ? JsonAttribute.DataBase64 : JsonAttribute.Data);
+            ReadData(ref dataReader, source, info!, envelope, (seen & CloudEventAttribute.DataBase64) != 0 ? CloudEventAttribute.DataBase64 : CloudEventAttribute.Data);
         }
 
         return envelope;
     }
 
-    private void ReadData(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source, MessageTypeInfo info, MessageEnvelope envelope, JsonAttribute attribute)
+    private void ReadData(ref Utf8JsonReader reader, in ReadOnlySequence<byte> source, MessageTypeInfo info, MessageEnvelope envelope, CloudEventAttribute attribute)
     {
         long position = reader.TokenStartIndex;
         try
         {
-            if (attribute == JsonAttribute.DataBase64)
+            if (attribute == CloudEventAttribute.DataBase64)
             {
                 byte[] bytes;
                 try
@@ -249,7 +249,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 }
                 catch (FormatException)
                 {
-                    ThrowHelper.ThrowInvalidAttribute("data_base64", "is not valid base64", position);
+                    ThrowHelper.ThrowInvalidBase64(CloudEventAttributeNames.DataBase64, position);
                     return;
                 }
 
@@ -260,11 +260,11 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 info.ReadJsonData(envelope, ref reader);
             }
         }
-        catch (Exception e) when (JsonEnvelopeErrors.IsDataError(e))
+        catch (Exception e) when (PayloadErrors.IsDataError(e))
         {
             // Syntax and depth errors inside the data surface here too: tell them apart from data
             // that merely does not fit the type by checking the whole input (on failure only).
-            throw JsonEnvelopeErrors.Diagnose(source, _readerOptions, Options.LogMessageContent) ?? JsonEnvelopeErrors.InvalidData(e, position, Options.LogMessageContent);
+            throw JsonEnvelopeErrors.Diagnose(source, Settings.JsonReaderOptions, Settings.LogMessageContent) ?? PayloadErrors.InvalidData(e, position, Settings.LogMessageContent);
         }
     }
 
@@ -282,7 +282,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         if (!reader.HasValueSequence && !reader.ValueIsEscaped)
         {
             ReadOnlySpan<byte> span = reader.ValueSpan;
-            if (span.Length > Options.MaxAttributeNameLength)
+            if (span.Length > Settings.MaxAttributeNameLength)
             {
                 ThrowNameTooLong(reader.TokenStartIndex);
             }
@@ -298,7 +298,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         Span<byte> buffer = scratch;
         int length = reader.CopyString(buffer);
-        if (length > Options.MaxAttributeNameLength)
+        if (length > Settings.MaxAttributeNameLength)
         {
             ThrowNameTooLong(reader.TokenStartIndex);
         }
@@ -306,14 +306,13 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         return buffer[..length];
     }
 
-    private void ThrowNameTooLong(long position)
-        => ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"A member name is longer than {Options.MaxAttributeNameLength} bytes (SerializationOptions.MaxAttributeNameLength).", position);
+    private void ThrowNameTooLong(long position) => ThrowHelper.ThrowAttributeNameTooLong(Settings.MaxAttributeNameLength, position);
 
     private static string GetExtensionName(ReadOnlySpan<byte> name, ExtensionAttributeCollection? extensions, long position)
     {
         if (!CloudEventRules.IsValidAttributeName(name))
         {
-            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, "An attribute name is not valid: CloudEvents attribute names are lower-case ASCII letters and digits.", position);
+            ThrowHelper.ThrowInvalidAttributeName(position);
         }
 
         string extensionName = Encoding.UTF8.GetString(name);
@@ -339,7 +338,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     private string CheckedString(ref Utf8JsonReader reader, string attribute)
     {
         string value = reader.GetString()!;
-        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Options.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
+        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Settings.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
         return value;
     }
 
@@ -350,12 +349,12 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     {
         if (reader.TokenType != JsonTokenType.String)
         {
-            ThrowHelper.ThrowWrongTokenType("specversion", "a string", reader.TokenStartIndex);
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.SpecVersion, "a string", reader.TokenStartIndex);
         }
 
-        if (!reader.ValueTextEquals("1.0"u8))
+        if (!reader.ValueTextEquals(CloudEventRules.SpecVersion10Utf8))
         {
-            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.UnsupportedFormat, "The 'specversion' attribute must be \"1.0\": only CloudEvents 1.0 is supported.", reader.TokenStartIndex, "specversion");
+            ThrowHelper.ThrowUnsupportedSpecVersion(reader.TokenStartIndex);
         }
     }
 
@@ -364,7 +363,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         long position = reader.TokenStartIndex;
         if (reader.TokenType != JsonTokenType.String)
         {
-            ThrowHelper.ThrowWrongTokenType("type", "a string", position);
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Type, "a string", position);
         }
 
         // Look the identifier up as UTF-16 on the stack: the envelope then shares the registered
@@ -379,15 +378,15 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             }
         }
 
-        string type = CheckedString(ref reader, "type");
+        string type = CheckedString(ref reader, CloudEventAttributeNames.Type);
         if (type.Length == 0)
         {
-            ThrowHelper.ThrowMissingAttributes("type", position);
+            ThrowHelper.ThrowMissingAttributes(CloudEventAttributeNames.Type, position);
         }
 
         if (!MessageTypes.TryGet(type, out MessageTypeInfo? info))
         {
-            ThrowHelper.ThrowUnknownMessageType(type, Options.LogMessageContent, position);
+            ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, position);
         }
 
         return info;
@@ -402,12 +401,12 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         if (reader.TokenType != JsonTokenType.String)
         {
-            ThrowHelper.ThrowWrongTokenType("time", "an RFC 3339 timestamp string", reader.TokenStartIndex);
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Time, "an RFC 3339 timestamp string", reader.TokenStartIndex);
         }
 
         if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset value))
         {
-            ThrowHelper.ThrowInvalidAttribute("time", "is not an RFC 3339 timestamp", reader.TokenStartIndex);
+            ThrowHelper.ThrowInvalidTimestamp(CloudEventAttributeNames.Time, reader.TokenStartIndex);
         }
 
         return value;
@@ -429,7 +428,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     private CloudEventAttributeValue ReadExtensionValue(ref Utf8JsonReader reader, string name, ref Scratch scratch)
     {
         long position = reader.TokenStartIndex;
-        Options.ExtensionAttributeTypes.TryGetValue(name, out CloudEventAttributeType declared);
+        Settings.ExtensionAttributeTypes.TryGetValue(name, out CloudEventAttributeType declared);
         switch (reader.TokenType)
         {
             case JsonTokenType.True or JsonTokenType.False when declared is CloudEventAttributeType.None or CloudEventAttributeType.Boolean:
@@ -437,7 +436,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             case JsonTokenType.Number when declared is CloudEventAttributeType.None or CloudEventAttributeType.Integer:
                 if (!reader.TryGetInt32(out int integer))
                 {
-                    ThrowHelper.ThrowInvalidAttribute(name, "must be an integer in the signed 32-bit range (the only CloudEvents number type)", position);
+                    ThrowHelper.ThrowIntegerOutOfRange(name, position);
                 }
 
                 return CloudEventAttributeValue.FromInteger(integer);
@@ -459,15 +458,15 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             case CloudEventAttributeType.Binary:
                 if (!reader.TryGetBytesFromBase64(out byte[]? bytes))
                 {
-                    ThrowHelper.ThrowInvalidAttribute(name, "is not valid base64", position);
+                    ThrowHelper.ThrowInvalidBase64(name, position);
                 }
 
-                ThrowHelper.CheckAttributeLength(bytes.Length, Options.MaxAttributeValueLength, name, position);
+                ThrowHelper.CheckAttributeLength(bytes.Length, Settings.MaxAttributeValueLength, name, position);
                 return CloudEventAttributeValue.FromBinary(bytes);
             case CloudEventAttributeType.Timestamp:
                 if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset timestamp))
                 {
-                    ThrowHelper.ThrowInvalidAttribute(name, "is not an RFC 3339 timestamp", position);
+                    ThrowHelper.ThrowInvalidTimestamp(name, position);
                 }
 
                 return CloudEventAttributeValue.FromTimestamp(timestamp);
@@ -475,7 +474,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 string uri = CheckedString(ref reader, name);
                 if (!CloudEventRules.IsAbsoluteUri(uri))
                 {
-                    ThrowHelper.ThrowInvalidAttribute(name, "is not an absolute URI", position);
+                    ThrowHelper.ThrowNotAbsoluteUri(name, position);
                 }
 
                 return CloudEventAttributeValue.FromUri(uri);
@@ -483,7 +482,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 string reference = CheckedString(ref reader, name);
                 if (!CloudEventRules.IsUriReference(reference))
                 {
-                    ThrowHelper.ThrowInvalidAttribute(name, "is not a URI reference", position);
+                    ThrowHelper.ThrowNotUriReference(name, position);
                 }
 
                 return CloudEventAttributeValue.FromUriReference(reference);

@@ -1,6 +1,4 @@
-using System;
 using System.Buffers;
-using System.Collections.Generic;
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using Missive.Serialization;
@@ -35,15 +33,12 @@ namespace Missive.Json;
 /// </remarks>
 public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
 {
-    private readonly JsonReaderOptions _readerOptions;
-
     /// <summary>Creates the serializer.</summary>
     /// <param name="messageTypes">The registered message types. Must not be null.</param>
     /// <param name="logger">A logger, or <c>null</c>.</param>
     public Utf8JsonEnvelopeSerializer(MessageTypeMap messageTypes, ILogger<Utf8JsonEnvelopeSerializer>? logger = null)
         : base(messageTypes, logger)
     {
-        _readerOptions = JsonEnvelopeSettings.GetReaderOptions(Options);
         LogCreated();
     }
 
@@ -52,135 +47,4 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
 
     /// <inheritdoc />
     public override string BatchContentType => ContentTypes.CloudEventsBatchJson;
-
-    /// <inheritdoc />
-    public override int Serialize<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope)
-    {
-        ArgumentNullException.ThrowIfNull(destination);
-        ArgumentNullException.ThrowIfNull(envelope);
-        EnvelopeValidator.Validate(envelope, position: -1);
-        MessageTypeInfo<T> info = MessageTypes.Get<T>();
-
-        Utf8JsonWriter writer = RentJsonWriter(destination);
-        try
-        {
-            WriteEnvelope(writer, envelope, info);
-            writer.Flush();
-            return checked((int)writer.BytesCommitted);
-        }
-        finally
-        {
-            ReturnJsonWriter(writer);
-        }
-    }
-
-    /// <inheritdoc />
-    public override int SerializeBatch(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes)
-    {
-        ArgumentNullException.ThrowIfNull(destination);
-        ArgumentNullException.ThrowIfNull(envelopes);
-        Utf8JsonWriter writer = RentJsonWriter(destination);
-        try
-        {
-            writer.WriteStartArray();
-            var visitor = new BatchWriter(writer);
-            for (int i = 0; i < envelopes.Count; i++)
-            {
-                MessageEnvelope envelope = envelopes[i] ?? throw new ArgumentException("A batch cannot hold null envelopes.", nameof(envelopes));
-                EnvelopeValidator.Validate(envelope, position: -1);
-                MessageTypes.Get(envelope.MessageType).Accept(ref visitor, envelope);
-            }
-
-            writer.WriteEndArray();
-            writer.Flush();
-            return checked((int)writer.BytesCommitted);
-        }
-        finally
-        {
-            ReturnJsonWriter(writer);
-        }
-    }
-
-    internal static void WriteEnvelope<T>(Utf8JsonWriter writer, MessageEnvelope<T> envelope, MessageTypeInfo<T> info)
-    {
-        writer.WriteStartObject();
-        writer.WriteString(JsonNames.Id, envelope.Id);
-        writer.WriteString(JsonNames.Source, envelope.Source);
-        writer.WriteString(JsonNames.SpecVersion, JsonNames.SpecVersion10);
-        writer.WriteString(JsonNames.Type, envelope.Type);
-        if (envelope.Time is { } time)
-        {
-            writer.WriteString(JsonNames.Time, time);
-        }
-
-        if (envelope.DataContentType is { } contentType)
-        {
-            if (ReferenceEquals(contentType, ContentTypes.ApplicationJson))
-            {
-                writer.WriteString(JsonNames.DataContentType, JsonNames.ApplicationJson);
-            }
-            else
-            {
-                writer.WriteString(JsonNames.DataContentType, contentType);
-            }
-        }
-
-        if (envelope.Message is not null)
-        {
-            info.Codec.WriteJsonMember(writer, envelope.Message);
-        }
-
-        if (envelope.DataSchema is { } schema)
-        {
-            writer.WriteString(JsonNames.DataSchema, schema);
-        }
-
-        if (envelope.Subject is { } subject)
-        {
-            writer.WriteString(JsonNames.Subject, subject);
-        }
-
-        if (envelope.ExtensionsOrNull is { Count: > 0 } extensions)
-        {
-            WriteExtensions(writer, extensions);
-        }
-
-        writer.WriteEndObject();
-    }
-
-    private static void WriteExtensions(Utf8JsonWriter writer, ExtensionAttributeCollection extensions)
-    {
-        for (int i = 0; i < extensions.Count; i++)
-        {
-            ref readonly KeyValuePair<string, CloudEventAttributeValue> item = ref extensions.ItemAt(i);
-            CloudEventAttributeValue value = item.Value;
-            switch (value.Type)
-            {
-                case CloudEventAttributeType.Boolean:
-                    writer.WriteBoolean(item.Key, value.AsBoolean());
-                    break;
-                case CloudEventAttributeType.Integer:
-                    writer.WriteNumber(item.Key, value.AsInteger());
-                    break;
-                case CloudEventAttributeType.Binary:
-                    writer.WriteBase64String(item.Key, value.BinaryArray);
-                    break;
-                case CloudEventAttributeType.Timestamp:
-                    writer.WriteString(item.Key, value.AsTimestamp());
-                    break;
-                default:
-                    writer.WriteString(item.Key, value.AsString());
-                    break;
-            }
-        }
-    }
-
-    private readonly struct BatchWriter : IEnvelopeVisitor
-    {
-        private readonly Utf8JsonWriter _writer;
-
-        public BatchWriter(Utf8JsonWriter writer) => _writer = writer;
-
-        public void Visit<T>(MessageEnvelope<T> envelope, MessageTypeInfo<T> info) => WriteEnvelope(_writer, envelope, info);
-    }
 }

@@ -2,13 +2,15 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.Text;
-using Missive.Json;
+using Missive.Buffers;
 using Missive.Serialization;
 
 namespace Missive.Protobuf;
 
 public sealed partial class ProtobufEnvelopeSerializer
 {
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
     /// <summary>Longest type identifier looked up on the stack; longer ones are decoded to a string first.</summary>
     private const int MaxStackTypeLength = 256;
 
@@ -21,11 +23,11 @@ public sealed partial class ProtobufEnvelopeSerializer
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
-            if (field == 1 && wireType == WireType.LengthDelimited)
+            if (field == CloudEventProto.Batch.EventsField && wireType == WireType.LengthDelimited)
             {
-                if (envelopes.Count == Options.MaxBatchSize)
+                if (envelopes.Count == Settings.MaxBatchSize)
                 {
-                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The batch holds more than {Options.MaxBatchSize} envelopes (SerializationOptions.MaxBatchSize).", reader.Position);
+                    ThrowHelper.ThrowBatchTooLarge(Settings.MaxBatchSize, reader.Position);
                 }
 
                 ReadOnlySequence<byte> item = reader.ReadLengthDelimited(out long start);
@@ -56,39 +58,44 @@ public sealed partial class ProtobufEnvelopeSerializer
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
-            if (wireType != WireType.LengthDelimited || field > CloudEventFields.ProtoDataField)
+            if (wireType != WireType.LengthDelimited || field > CloudEventProto.CloudEvent.ProtoDataField)
             {
                 reader.Skip(field, wireType);
                 continue;
             }
 
             ReadOnlySequence<byte> value = reader.ReadLengthDelimited(out long start);
-            if (field < CloudEventFields.AttributeField)
+            if (field < CloudEventProto.CloudEvent.AttributesField)
             {
-                ThrowHelper.CheckAttributeLength(value.Length, Options.MaxAttributeValueLength, FieldName(field), start);
+                ThrowHelper.CheckAttributeLength(value.Length, Settings.MaxAttributeValueLength, FieldName(field), start);
             }
 
             switch (field)
             {
-                case CloudEventFields.IdField:
+                case CloudEventProto.CloudEvent.IdField:
                     id = DecodeString(value, start);
                     break;
-                case CloudEventFields.SourceField:
+                case CloudEventProto.CloudEvent.SourceField:
                     eventSource = DecodeString(value, start);
                     break;
-                case CloudEventFields.SpecVersionField:
+                case CloudEventProto.CloudEvent.SpecVersionField:
+                    if (value.IsEmpty)
+                    {
+                        ThrowHelper.ThrowMissingAttributes(CloudEventAttributeNames.SpecVersion, start);
+                    }
+
                     if (!IsSpecVersion10(value))
                     {
-                        ThrowHelper.ThrowInvalidEnvelope(value.IsEmpty ? InvalidEnvelopeReason.MissingAttribute : InvalidEnvelopeReason.UnsupportedFormat, "The 'specversion' attribute must be \"1.0\": only CloudEvents 1.0 is supported.", start, "specversion");
+                        ThrowHelper.ThrowUnsupportedSpecVersion(start);
                     }
 
                     hasSpecVersion = true;
                     break;
-                case CloudEventFields.TypeField:
+                case CloudEventProto.CloudEvent.TypeField:
                     type = value;
                     typePosition = start;
                     break;
-                case CloudEventFields.AttributeField:
+                case CloudEventProto.CloudEvent.AttributesField:
                     ReadAttribute(value, start, ref time, ref contentType, ref schema, ref subject, ref extensions);
                     break;
                 default:
@@ -120,14 +127,14 @@ public sealed partial class ProtobufEnvelopeSerializer
 
     private void ReadData(MessageTypeInfo info, MessageEnvelope envelope, in ReadOnlySequence<byte> data, int field, long position)
     {
-        if (field == CloudEventFields.ProtoDataField)
+        if (field == CloudEventProto.CloudEvent.ProtoDataField)
         {
             ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.UnsupportedFormat, "The event carries proto_data, which is not supported: publish protobuf payloads as binary_data.", position, "data");
         }
 
         try
         {
-            if (field == CloudEventFields.BinaryDataField)
+            if (field == CloudEventProto.CloudEvent.BinaryDataField)
             {
                 info.ReadBinary(envelope, data.ToArray());
                 return;
@@ -139,25 +146,13 @@ public sealed partial class ProtobufEnvelopeSerializer
                 return;
             }
 
-            byte[] rented = Options.BufferPool.Rent((int)data.Length);
-            try
-            {
-                data.CopyTo(rented);
-                ReadText(info, envelope, rented.AsSpan(0, (int)data.Length), position);
-            }
-            finally
-            {
-                if (Options.CleanRentedBuffers)
-                {
-                    rented.AsSpan(0, (int)data.Length).Clear();
-                }
-
-                Options.BufferPool.Return(rented);
-            }
+            using RentedBuffer rented = Settings.Rent((int)data.Length);
+            data.CopyTo(rented.Span);
+            ReadText(info, envelope, rented.Span, position);
         }
-        catch (Exception e) when (e is not InvalidEnvelopeException && JsonEnvelopeErrors.IsDataError(e))
+        catch (Exception e) when (e is not InvalidEnvelopeException && PayloadErrors.IsDataError(e))
         {
-            throw JsonEnvelopeErrors.InvalidData(e, position, Options.LogMessageContent);
+            throw PayloadErrors.InvalidData(e, position, Settings.LogMessageContent);
         }
     }
 
@@ -188,14 +183,14 @@ public sealed partial class ProtobufEnvelopeSerializer
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
-            if (wireType == WireType.LengthDelimited && field is 1 or 2)
+            if (wireType == WireType.LengthDelimited && field is CloudEventProto.AttributeEntry.KeyField or CloudEventProto.AttributeEntry.ValueField)
             {
                 ReadOnlySequence<byte> slice = reader.ReadLengthDelimited(out long start);
-                if (field == 1)
+                if (field == CloudEventProto.AttributeEntry.KeyField)
                 {
-                    if (slice.Length > Options.MaxAttributeNameLength)
+                    if (slice.Length > Settings.MaxAttributeNameLength)
                     {
-                        ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"An attribute name is longer than {Options.MaxAttributeNameLength} bytes (SerializationOptions.MaxAttributeNameLength).", start);
+                        ThrowHelper.ThrowAttributeNameTooLong(Settings.MaxAttributeNameLength, start);
                     }
 
                     name = AttributeName(slice, start);
@@ -216,7 +211,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         name ??= string.Empty;
         if (!CloudEventRules.IsValidAttributeName(name))
         {
-            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.InvalidAttribute, "An attribute name is not valid: CloudEvents attribute names are lower-case ASCII letters and digits.", basePosition);
+            ThrowHelper.ThrowInvalidAttributeName(basePosition);
         }
 
         CloudEventAttributeValue attribute = hasValue ? ReadAttributeValue(value, valuePosition, name) : default;
@@ -227,29 +222,29 @@ public sealed partial class ProtobufEnvelopeSerializer
 
         switch (name)
         {
-            case "time":
+            case CloudEventAttributeNames.Time:
                 time = Expect(attribute, CloudEventAttributeType.Timestamp, name, valuePosition).AsTimestamp();
                 break;
-            case "datacontenttype":
+            case CloudEventAttributeNames.DataContentType:
                 contentType = Expect(attribute, CloudEventAttributeType.String, name, valuePosition).AsString();
                 break;
-            case "dataschema":
+            case CloudEventAttributeNames.DataSchema:
                 schema = Expect(attribute, CloudEventAttributeType.Uri, name, valuePosition).AsString();
                 break;
-            case "subject":
+            case CloudEventAttributeNames.Subject:
                 subject = Expect(attribute, CloudEventAttributeType.String, name, valuePosition).AsString();
                 break;
             default:
-                if (CloudEventRules.IsReservedAttributeName(name))
+                if (CloudEventAttributeNames.IsReserved(name))
                 {
                     ThrowHelper.ThrowInvalidAttribute(name, "is a required attribute or the data and cannot be in the attributes map", basePosition);
                 }
 
                 extensions ??= new ExtensionAttributeCollection();
                 if (!extensions.Remove(name) // map semantics: the last entry for a key wins
-                    && extensions.Count == Options.MaxExtensionAttributes)
+                    && extensions.Count == Settings.MaxExtensionAttributes)
                 {
-                    ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.LimitExceeded, $"The envelope has more than {Options.MaxExtensionAttributes} extension attributes (SerializationOptions.MaxExtensionAttributes).", basePosition);
+                    ThrowHelper.ThrowTooManyExtensions(Settings.MaxExtensionAttributes, basePosition);
                 }
 
                 extensions.AddTrusted(name, attribute);
@@ -269,10 +264,10 @@ public sealed partial class ProtobufEnvelopeSerializer
 
     private static string FieldName(int field) => field switch
     {
-        CloudEventFields.IdField => "id",
-        CloudEventFields.SourceField => "source",
-        CloudEventFields.SpecVersionField => "specversion",
-        _ => "type",
+        CloudEventProto.CloudEvent.IdField => CloudEventAttributeNames.Id,
+        CloudEventProto.CloudEvent.SourceField => CloudEventAttributeNames.Source,
+        CloudEventProto.CloudEvent.SpecVersionField => CloudEventAttributeNames.SpecVersion,
+        _ => CloudEventAttributeNames.Type,
     };
 
     private CloudEventAttributeValue ReadAttributeValue(in ReadOnlySequence<byte> source, long basePosition, string name)
@@ -282,47 +277,49 @@ public sealed partial class ProtobufEnvelopeSerializer
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
-            if (wireType == WireType.LengthDelimited && field is >= 3 and <= 6)
+            if (wireType == WireType.LengthDelimited && field is >= CloudEventProto.AttributeValue.CeStringField and <= CloudEventProto.AttributeValue.CeUriRefField)
             {
                 // A copy of the reader peeks at the length, so an over-long value is refused before it is decoded.
                 ProtobufReader peek = reader;
-                ThrowHelper.CheckAttributeLength(peek.ReadLengthDelimited(out long valueStart).Length, Options.MaxAttributeValueLength, name, valueStart);
+                ThrowHelper.CheckAttributeLength(peek.ReadLengthDelimited(out long valueStart).Length, Settings.MaxAttributeValueLength, name, valueStart);
             }
 
             switch (field)
             {
-                case 1 when wireType == WireType.Varint:
+                case CloudEventProto.AttributeValue.CeBooleanField when wireType == WireType.Varint:
                     result = CloudEventAttributeValue.FromBoolean(reader.ReadVarint() != 0);
                     break;
-                case 2 when wireType == WireType.Varint:
+                case CloudEventProto.AttributeValue.CeIntegerField when wireType == WireType.Varint:
                     result = CloudEventAttributeValue.FromInteger(reader.ReadInt32(name));
                     break;
-                case 3 or 5 or 6 when wireType == WireType.LengthDelimited:
+                case CloudEventProto.AttributeValue.CeStringField or CloudEventProto.AttributeValue.CeUriField or CloudEventProto.AttributeValue.CeUriRefField
+                    when wireType == WireType.LengthDelimited:
                     ReadOnlySequence<byte> bytes = reader.ReadLengthDelimited(out long start);
-                    string text = field == 3 && name == "datacontenttype" && bytes.IsSingleSegment && bytes.FirstSpan.SequenceEqual("application/json"u8)
+                    string text = field == CloudEventProto.AttributeValue.CeStringField && name == CloudEventAttributeNames.DataContentType
+                        && bytes.IsSingleSegment && bytes.FirstSpan.SequenceEqual(ContentTypes.ApplicationJsonUtf8)
                         ? ContentTypes.ApplicationJson // the common case shares the constant, as the JSON reader does
                         : DecodeString(bytes, start);
-                    if (field == 5 && !CloudEventRules.IsAbsoluteUri(text))
+                    if (field == CloudEventProto.AttributeValue.CeUriField && !CloudEventRules.IsAbsoluteUri(text))
                     {
-                        ThrowHelper.ThrowInvalidAttribute(name, "is not an absolute URI", start);
+                        ThrowHelper.ThrowNotAbsoluteUri(name, start);
                     }
 
-                    if (field == 6 && !CloudEventRules.IsUriReference(text))
+                    if (field == CloudEventProto.AttributeValue.CeUriRefField && !CloudEventRules.IsUriReference(text))
                     {
-                        ThrowHelper.ThrowInvalidAttribute(name, "is not a URI reference", start);
+                        ThrowHelper.ThrowNotUriReference(name, start);
                     }
 
                     result = field switch
                     {
-                        5 => CloudEventAttributeValue.FromUri(text),
-                        6 => CloudEventAttributeValue.FromUriReference(text),
+                        CloudEventProto.AttributeValue.CeUriField => CloudEventAttributeValue.FromUri(text),
+                        CloudEventProto.AttributeValue.CeUriRefField => CloudEventAttributeValue.FromUriReference(text),
                         _ => CloudEventAttributeValue.FromString(text),
                     };
                     break;
-                case 4 when wireType == WireType.LengthDelimited:
+                case CloudEventProto.AttributeValue.CeBytesField when wireType == WireType.LengthDelimited:
                     result = CloudEventAttributeValue.FromBinary(reader.ReadLengthDelimited(out _).ToArray());
                     break;
-                case 7 when wireType == WireType.LengthDelimited:
+                case CloudEventProto.AttributeValue.CeTimestampField when wireType == WireType.LengthDelimited:
                     ReadOnlySequence<byte> timestamp = reader.ReadLengthDelimited(out long timestampStart);
                     result = CloudEventAttributeValue.FromTimestamp(ReadTimestamp(timestamp, timestampStart, name));
                     break;
@@ -343,11 +340,11 @@ public sealed partial class ProtobufEnvelopeSerializer
         while (!reader.End)
         {
             reader.ReadTag(out int field, out WireType wireType);
-            if (field == 1 && wireType == WireType.Varint)
+            if (field == CloudEventProto.Timestamp.SecondsField && wireType == WireType.Varint)
             {
                 seconds = (long)reader.ReadVarint();
             }
-            else if (field == 2 && wireType == WireType.Varint)
+            else if (field == CloudEventProto.Timestamp.NanosField && wireType == WireType.Varint)
             {
                 nanos = reader.ReadInt32(name);
             }
@@ -359,7 +356,7 @@ public sealed partial class ProtobufEnvelopeSerializer
 
         if (!ProtobufPrimitives.TryFromTimestamp(seconds, nanos, out DateTimeOffset value))
         {
-            ThrowHelper.ThrowInvalidAttribute(name, "is a timestamp out of range (years 1 to 9999, nanos 0 to 999,999,999)", basePosition);
+            ThrowHelper.ThrowTimestampOutOfRange(name, basePosition);
         }
 
         return value;
@@ -382,7 +379,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         string name = DecodeString(type, position);
         if (!MessageTypes.TryGet(name, out MessageTypeInfo? info))
         {
-            ThrowHelper.ThrowUnknownMessageType(name, Options.LogMessageContent, position);
+            ThrowHelper.ThrowUnknownMessageType(name, Settings.LogMessageContent, position);
         }
 
         return info;
@@ -391,28 +388,9 @@ public sealed partial class ProtobufEnvelopeSerializer
     /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names.</summary>
     private static string AttributeName(in ReadOnlySequence<byte> value, long position)
     {
-        if (value.IsSingleSegment)
+        if (value.IsSingleSegment && CloudEventAttributeNames.Classify(value.FirstSpan) is var attribute and not CloudEventAttribute.Extension)
         {
-            ReadOnlySpan<byte> span = value.FirstSpan;
-            if (span.SequenceEqual("time"u8))
-            {
-                return "time";
-            }
-
-            if (span.SequenceEqual("datacontenttype"u8))
-            {
-                return "datacontenttype";
-            }
-
-            if (span.SequenceEqual("dataschema"u8))
-            {
-                return "dataschema";
-            }
-
-            if (span.SequenceEqual("subject"u8))
-            {
-                return "subject";
-            }
+            return CloudEventAttributeNames.NameOf(attribute);
         }
 
         return DecodeString(value, position);
@@ -420,14 +398,15 @@ public sealed partial class ProtobufEnvelopeSerializer
 
     private static bool IsSpecVersion10(in ReadOnlySequence<byte> value)
     {
-        if (value.Length != 3)
+        ReadOnlySpan<byte> expected = CloudEventRules.SpecVersion10Utf8;
+        if (value.Length != expected.Length)
         {
             return false;
         }
 
-        Span<byte> bytes = stackalloc byte[3];
+        Span<byte> bytes = stackalloc byte[expected.Length];
         value.CopyTo(bytes);
-        return bytes.SequenceEqual("1.0"u8);
+        return bytes.SequenceEqual(expected);
     }
 
     private static string DecodeString(in ReadOnlySequence<byte> value, long position)

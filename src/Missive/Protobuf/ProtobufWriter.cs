@@ -79,13 +79,13 @@ internal ref struct ProtobufWriter
     {
         if (seconds != 0)
         {
-            WriteByte(CloudEventFields.Seconds);
+            WriteByte(CloudEventProto.Timestamp.SecondsTag);
             WriteVarint((ulong)seconds);
         }
 
         if (nanos != 0)
         {
-            WriteByte(CloudEventFields.Nanos);
+            WriteByte(CloudEventProto.Timestamp.NanosTag);
             WriteVarint((uint)nanos);
         }
     }

@@ -7,17 +7,21 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.ObjectPool;
 using Missive.Buffers;
-using Missive.Diagnostics;
-using Missive.Json;
 
 namespace Missive.Serialization;
 
 /// <summary>
-/// What every Missive envelope serializer shares: the type map, the options, a pool of buffer
-/// writers, the input size limit, and the bookkeeping on failure (the raw body kept on the
-/// exception, a log line without content).
+/// What every Missive envelope serializer shares: the type map, the settings frozen from the options
+/// when the serializer is built, a pool of buffer writers, and one template method per direction.
+/// <see cref="Serialize{T}"/> and <see cref="SerializeBatch"/> check their arguments and validate every
+/// envelope before the format writes it; <see cref="Deserialize"/> and <see cref="DeserializeBatch"/>
+/// apply the input size limit before the format reads, and on failure keep the raw body on the
+/// exception and log a line without content.
 /// </summary>
-/// <remarks>Dispose the serializer (the DI container does) to return the pooled buffers it holds.</remarks>
+/// <remarks>
+/// Options changed after the serializer is built do not affect it. Dispose the serializer (the DI
+/// container does) to return the pooled buffers it holds.
+/// </remarks>
 public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSerializer, IDisposable
 {
     private readonly DefaultObjectPool<PooledBufferWriter> _bufferPool;
@@ -26,14 +30,12 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     private protected EnvelopeSerializer(MessageTypeMap messageTypes, ILogger? logger)
     {
         ArgumentNullException.ThrowIfNull(messageTypes);
-        messageTypes.Options.Validate();
-        messageTypes.Freeze();
+        Settings = messageTypes.Freeze();
         MessageTypes = messageTypes;
-        Options = messageTypes.Options;
         Logger = logger ?? NullLogger.Instance;
         _bufferPool = (DefaultObjectPool<PooledBufferWriter>)new DefaultObjectPoolProvider().Create(
-            new PooledBufferWriterPolicy(Options.BufferPool, Options.InitialBufferSize, Options.CleanRentedBuffers, Options.MaxRetainedBufferSize));
-        _jsonWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(JsonEnvelopeSettings.GetWriterOptions(Options)));
+            new PooledBufferWriterPolicy(Settings.BufferPool, Settings.InitialBufferSize, Settings.CleanRentedBuffers, Settings.MaxRetainedBufferSize));
+        _jsonWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(Settings.JsonWriterOptions));
     }
 
     /// <inheritdoc />
@@ -45,19 +47,36 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     /// <summary>Gets the registered message types.</summary>
     public MessageTypeMap MessageTypes { get; }
 
-    /// <summary>Gets the options.</summary>
-    public SerializationOptions Options { get; }
-
     /// <summary>Gets whether the format is binary (protobuf): text conveniences then use base64.</summary>
     public virtual bool IsBinaryFormat => false;
+
+    /// <summary>Gets the settings frozen from the options when the serializer was built.</summary>
+    internal SerializerSettings Settings { get; }
 
     private protected ILogger Logger { get; }
 
     /// <inheritdoc />
-    public abstract int Serialize<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope);
+    public int Serialize<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        ArgumentNullException.ThrowIfNull(envelope);
+        EnvelopeValidator.Validate(envelope, position: -1);
+        return SerializeCore(destination, envelope, MessageTypes.Get<T>());
+    }
 
     /// <inheritdoc />
-    public abstract int SerializeBatch(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes);
+    public int SerializeBatch(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes)
+    {
+        ArgumentNullException.ThrowIfNull(destination);
+        ArgumentNullException.ThrowIfNull(envelopes);
+        for (int i = 0; i < envelopes.Count; i++)
+        {
+            MessageEnvelope envelope = envelopes[i] ?? throw new ArgumentException("A batch cannot hold null envelopes.", nameof(envelopes));
+            EnvelopeValidator.Validate(envelope, position: -1);
+        }
+
+        return SerializeBatchCore(destination, envelopes);
+    }
 
     /// <inheritdoc />
     public MessageEnvelope Deserialize(in ReadOnlySequence<byte> source)
@@ -72,7 +91,6 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             OnRejected(e, source);
             throw;
         }
-
     }
 
     /// <inheritdoc />
@@ -88,7 +106,6 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             OnRejected(e, source);
             throw;
         }
-
     }
 
     /// <summary>Returns the pooled buffers this serializer holds to their array pool.</summary>
@@ -123,11 +140,19 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
 
     internal void ReturnJsonWriter(Utf8JsonWriter writer) => _jsonWriterPool.Return(writer);
 
+    /// <summary>Writes one envelope, already validated, whose type is registered as <paramref name="info"/>.</summary>
+    private protected abstract int SerializeCore<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope, MessageTypeInfo<T> info);
+
+    /// <summary>Writes a batch of envelopes, each already validated and of a registered type.</summary>
+    private protected abstract int SerializeBatchCore(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes);
+
+    /// <summary>Reads one envelope from input within the size limit.</summary>
     private protected abstract MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source);
 
+    /// <summary>Reads a batch from input within the size limit.</summary>
     private protected abstract IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source);
 
-    private protected void LogCreated() => Log.SerializerCreated(Logger, GetType().Name, ContentType);
+    private protected void LogCreated() => SerializerLog.SerializerCreated(Logger, GetType().Name, ContentType);
 
     /// <summary>
     /// System.Text.Json reports invalid UTF-8 in a string, or an escaped unpaired surrogate, only when
@@ -135,14 +160,14 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     /// payload failures themselves, so one that reaches them comes from decoding a string.
     /// </summary>
     internal InvalidEnvelopeException InvalidText(InvalidOperationException e)
-        => ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "A string in the input is not valid UTF-8, or escapes an unpaired surrogate", inner: Options.LogMessageContent ? e : null);
+        => ThrowHelper.InvalidText(-1, Settings.LogMessageContent ? e : null);
 
     private void CheckSize(long length)
     {
-        if (length > Options.MaxEnvelopeSize)
+        if (length > Settings.MaxEnvelopeSize)
         {
-            var e = ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The input is {length} bytes, over the limit of {Options.MaxEnvelopeSize} bytes (SerializationOptions.MaxEnvelopeSize).");
-            Log.EnvelopeRejected(Logger, ContentType, length, e.Reason, e.Position);
+            InvalidEnvelopeException e = ThrowHelper.InputTooLarge(length, Settings.MaxEnvelopeSize);
+            SerializerLog.EnvelopeRejected(Logger, ContentType, length, e.Reason, e.Position);
             throw e;
         }
     }
@@ -154,10 +179,10 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             e.RawBody = source.ToArray();
         }
 
-        Log.EnvelopeRejected(Logger, ContentType, source.Length, e.Reason, e.Position);
-        if (Options.LogMessageContent && Logger.IsEnabled(LogLevel.Trace))
+        SerializerLog.EnvelopeRejected(Logger, ContentType, source.Length, e.Reason, e.Position);
+        if (Settings.LogMessageContent && Logger.IsEnabled(LogLevel.Trace))
         {
-            Log.RejectedContent(Logger, IsBinaryFormat ? Convert.ToBase64String(e.RawBody.Span) : Encoding.UTF8.GetString(e.RawBody.Span));
+            SerializerLog.RejectedContent(Logger, IsBinaryFormat ? Convert.ToBase64String(e.RawBody.Span) : Encoding.UTF8.GetString(e.RawBody.Span));
         }
     }
 }

@@ -18,12 +18,13 @@ public interface IEnvelopeSerializerProvider
     IEnvelopeSerializer GetSerializer(EnvelopeFormat format);
 
     /// <summary>
-    /// Reads one envelope in whichever format it is: by <paramref name="contentType"/> when given,
-    /// else by its first significant byte (<c>{</c> after optional whitespace is JSON, anything else protobuf).
+    /// Reads one envelope in whichever format it is: <paramref name="format"/> when given (for example
+    /// from the content type the transport carried), else by its first significant byte (<c>{</c> after
+    /// optional whitespace is JSON, anything else protobuf).
     /// </summary>
     /// <param name="source">The envelope bytes (protobuf as bytes, not base64).</param>
-    /// <param name="contentType">The content type the transport carried, or <c>null</c>.</param>
+    /// <param name="format">The format, or <c>null</c> to detect it.</param>
     /// <returns>The envelope.</returns>
     /// <exception cref="InvalidEnvelopeException">The input is not a valid envelope, or is in a format that is not available.</exception>
-    MessageEnvelope Deserialize(in ReadOnlySequence<byte> source, string? contentType = null);
+    MessageEnvelope Deserialize(in ReadOnlySequence<byte> source, EnvelopeFormat? format = null);
 }

@@ -32,7 +32,7 @@ public sealed class MessageTypeMap
     private readonly Dictionary<Type, MessageTypeInfo> _byType = [];
     private readonly Dictionary<string, MessageTypeInfo>.AlternateLookup<ReadOnlySpan<char>> _byIdentifierSpan;
     private JsonSerializerOptions? _jsonOptions;
-    private bool _frozen;
+    private SerializerSettings? _settings;
 
     /// <summary>Creates an empty map.</summary>
     /// <param name="options">The options whose JSON settings and message serializer the codecs use. Must not be null.</param>
@@ -43,8 +43,8 @@ public sealed class MessageTypeMap
         _byIdentifierSpan = _byIdentifier.GetAlternateLookup<ReadOnlySpan<char>>();
     }
 
-    /// <summary>Gets the options the map was created with.</summary>
-    public SerializationOptions Options => _options;
+    /// <summary>Gets the options the map was created with (serializers copy them when built: see <see cref="Freeze"/>).</summary>
+    internal SerializationOptions Options => _options;
 
     /// <summary>Gets the number of registered types.</summary>
     public int Count => _byType.Count;
@@ -58,7 +58,7 @@ public sealed class MessageTypeMap
     public MessageTypeMap Add<T>(string typeIdentifier, string? dataContentType = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(typeIdentifier);
-        if (_frozen)
+        if (_settings is not null)
         {
             throw new MessageBusConfigurationException("Message types cannot be added once a serializer uses the map; register every type at startup.");
         }
@@ -110,8 +110,11 @@ public sealed class MessageTypeMap
         return found;
     }
 
-    /// <summary>Closes registration: called when a serializer starts using the map.</summary>
-    internal void Freeze() => _frozen = true;
+    /// <summary>
+    /// Closes registration and copies the options into the settings every serializer built on the map
+    /// shares: called when a serializer starts using the map.
+    /// </summary>
+    internal SerializerSettings Freeze() => _settings ??= SerializerSettings.From(_options);
 
     internal bool TryGet(ReadOnlySpan<char> identifier, out MessageTypeInfo info) => _byIdentifierSpan.TryGetValue(identifier, out info!);
 

@@ -5,7 +5,7 @@ using System.Text;
 namespace Missive.Transport;
 
 /// <summary>The SQS and SNS wire rules (FORMATS.md): body characters, attribute names and counts, sizes.</summary>
-public static class SqsRules
+internal static class SqsRules
 {
     /// <summary>The largest SQS message: 1 MiB, body and attributes together.</summary>
     public const int MaxMessageSize = 1024 * 1024;

@@ -154,7 +154,7 @@ public sealed class MessageBusEndToEndTests
         builder.Services.AddMessageBus(bus => bus
             .AddMessageType<Order>(TestSerializers.OrderType)
             .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
-            .AddHandler<RecordingHandler, Order>()
+            .AddHandler<Order, RecordingHandler>()
             .AddSqsPublisher<Order>("work")
             .AddQueuePoller("work", o => o.WaitTime = TimeSpan.FromMilliseconds(100)));
         using IHost host = builder.Build();
@@ -201,7 +201,7 @@ public sealed class MessageBusEndToEndTests
         {
             bus.AddMessageType<Order>(TestSerializers.OrderType);
             bus.ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default);
-            bus.AddHandler<RecordingHandler, Order>();
+            bus.AddHandler<Order, RecordingHandler>();
             bus.UseInMemoryBroker(broker =>
             {
                 broker.CreateQueue("work-dlq");

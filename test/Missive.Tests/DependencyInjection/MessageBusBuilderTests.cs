@@ -55,7 +55,7 @@ public sealed class MessageBusBuilderTests
         EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asProtobuf)));
         EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asJson)));
         EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asIndentedJson)));
-        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asProtobuf), "application/cloudevents+protobuf; charset=binary"));
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(asProtobuf), EnvelopeFormat.Protobuf));
     }
 
     [Fact]
@@ -111,7 +111,7 @@ public sealed class MessageBusBuilderTests
 
         string json = serializer.SerializeToString(envelope);
 
-        Assert.Equal(4096, serializer.Options.MaxEnvelopeSize);
+        Assert.Equal(4096, serializer.Settings.MaxEnvelopeSize);
         Assert.Contains("\"orderId\":\"ORD-20251103-0042\"", json, StringComparison.Ordinal);
         var tooLarge = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize(new byte[5000].AsMemory()));
         Assert.Equal(InvalidEnvelopeReason.LimitExceeded, tooLarge.Reason);

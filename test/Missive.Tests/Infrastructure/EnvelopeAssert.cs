@@ -21,7 +21,7 @@ public static class EnvelopeAssert
         Assert.Equal(expected.DataSchema, actual.DataSchema);
         Assert.Equal(expected.Subject, actual.Subject);
         Assert.Equal(Extensions(expected), Extensions(actual));
-        Assert.Equal(MessageText(expected.Message), MessageText(actual.Message));
+        Assert.Equal(MessageText(expected.GetMessage()), MessageText(actual.GetMessage()));
     }
 
     public static List<KeyValuePair<string, CloudEventAttributeValue>> Extensions(MessageEnvelope envelope)

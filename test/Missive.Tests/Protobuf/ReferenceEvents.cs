@@ -41,7 +41,7 @@ public static class ReferenceEvents
             ce.Attributes.Add(item.Key, From(item.Value));
         }
 
-        switch (envelope.Message)
+        switch (envelope.GetMessage())
         {
             case null:
                 break;

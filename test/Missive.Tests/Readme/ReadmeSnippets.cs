@@ -40,7 +40,7 @@ public static class ReadmeSnippets
             bus.ConfigureSerialization(o => o.JsonSerializerContext = AppJsonContext.Default);
             bus.EnableExperimentalFeatures();
             bus.AddSnsPublisher<OrderPlaced>("orders");
-            bus.AddHandler<OrderPlacedHandler, OrderPlaced>();
+            bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
             bus.AddQueuePoller("billing");
             bus.UseInMemoryBroker(broker =>
             {

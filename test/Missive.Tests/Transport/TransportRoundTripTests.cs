@@ -79,7 +79,7 @@ public sealed class TransportRoundTripTests
                 Assert.Equal(InboundMessageKind.Raw, inbound.Kind);
                 Assert.Null(inbound.Envelope.SnsMetadata);
                 Assert.Null(inbound.Envelope.EventBridgeMetadata);
-                Assert.Equal(format == EnvelopeFormat.Protobuf, received.MessageAttributes.ContainsKey(TransportConventions.ContentTypeAttribute));
+                Assert.Equal(format == EnvelopeFormat.Protobuf, received.MessageAttributes.ContainsKey(ContentTypeAttribute.Name));
                 break;
         }
     }

@@ -3,7 +3,6 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Missive.Json;
 
 namespace Missive.Serialization.Payloads;
 
@@ -18,13 +17,9 @@ internal abstract class BinaryPayloadCodec<T> : PayloadCodec<T>
 
     public override string DefaultContentType => ContentTypes.ApplicationOctetStream;
 
-    public override void WriteJsonMember(Utf8JsonWriter writer, T message) => writer.WriteBase64String(JsonNames.DataBase64, GetBytes(message).Span);
+    public override void WriteJsonValue(Utf8JsonWriter writer, T message) => writer.WriteBase64StringValue(GetBytes(message).Span);
 
-    public override JsonNode? ToNode(T message, out bool isBase64)
-    {
-        isBase64 = true;
-        return JsonValue.Create(GetBytes(message).ToArray(), MissiveJsonContext.Default.ByteArray);
-    }
+    public override JsonNode? ToNode(T message) => JsonValue.Create(GetBytes(message).ToArray(), MissiveJsonContext.Default.ByteArray);
 
     public override T ReadJsonData(ref Utf8JsonReader reader)
     {
@@ -53,20 +48,4 @@ internal abstract class BinaryPayloadCodec<T> : PayloadCodec<T>
     protected abstract ReadOnlyMemory<byte> GetBytes(T message);
 
     protected abstract T FromArray(byte[] data);
-}
-
-/// <summary>A <c>byte[]</c> message.</summary>
-internal sealed class ByteArrayPayloadCodec : BinaryPayloadCodec<byte[]>
-{
-    protected override ReadOnlyMemory<byte> GetBytes(byte[] message) => message;
-
-    protected override byte[] FromArray(byte[] data) => data;
-}
-
-/// <summary>A <see cref="ReadOnlyMemory{T}"/> of bytes message.</summary>
-internal sealed class MemoryPayloadCodec : BinaryPayloadCodec<ReadOnlyMemory<byte>>
-{
-    protected override ReadOnlyMemory<byte> GetBytes(ReadOnlyMemory<byte> message) => message;
-
-    protected override ReadOnlyMemory<byte> FromArray(byte[] data) => data;
 }

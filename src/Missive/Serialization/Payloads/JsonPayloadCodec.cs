@@ -3,7 +3,6 @@ using System.Buffers;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using System.Text.Json.Serialization.Metadata;
-using Missive.Json;
 
 namespace Missive.Serialization.Payloads;
 
@@ -16,20 +15,13 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
 
     public override PayloadKind Kind => PayloadKind.Json;
 
-    public override void WriteJsonMember(Utf8JsonWriter writer, T message)
-    {
-        writer.WritePropertyName(JsonNames.Data);
-        JsonSerializer.Serialize(writer, message, _typeInfo);
-    }
+    public override void WriteJsonValue(Utf8JsonWriter writer, T message) => JsonSerializer.Serialize(writer, message, _typeInfo);
 
-    public override JsonNode? ToNode(T message, out bool isBase64)
-    {
-        isBase64 = false;
-
-        // A value node over the typed message: written by the same converter as the Utf8JsonWriter
-        // path, so both serializers emit the same bytes (re-parsing would re-escape strings).
-        return JsonValue.Create(message, _typeInfo);
-    }
+    /// <summary>
+    /// A value node over the typed message: written by the same converter as the Utf8JsonWriter path,
+    /// so both serializers emit the same bytes (re-parsing would re-escape strings).
+    /// </summary>
+    public override JsonNode? ToNode(T message) => JsonValue.Create(message, _typeInfo);
 
     public override T ReadJsonData(ref Utf8JsonReader reader) => JsonSerializer.Deserialize(ref reader, _typeInfo)!;
 

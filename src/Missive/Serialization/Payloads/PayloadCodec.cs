@@ -23,13 +23,15 @@ internal abstract class PayloadCodec<T>
     /// <summary>Gets the <c>datacontenttype</c> written for this type unless its registration names one.</summary>
     public virtual string DefaultContentType => ContentTypes.ApplicationJson;
 
-    /// <summary>Writes the <c>data</c> (or <c>data_base64</c>) member: name and value.</summary>
-    public abstract void WriteJsonMember(Utf8JsonWriter writer, T message);
+    /// <summary>
+    /// Writes the value of the data member (the serializer has written its name: <c>data_base64</c> for
+    /// the <see cref="PayloadKind.Binary"/> kind, else <c>data</c>).
+    /// </summary>
+    public abstract void WriteJsonValue(Utf8JsonWriter writer, T message);
 
-    /// <summary>Builds the value of the data member for the DOM-based serializer.</summary>
+    /// <summary>Builds the value of the data member for the DOM-based serializer (same kinds as <see cref="WriteJsonValue"/>).</summary>
     /// <param name="message">The message, not null.</param>
-    /// <param name="isBase64">Set when the value belongs in <c>data_base64</c>.</param>
-    public abstract JsonNode? ToNode(T message, out bool isBase64);
+    public abstract JsonNode? ToNode(T message);
 
     /// <summary>Reads the value of a <c>data</c> member; the reader is on its first token.</summary>
     public abstract T ReadJsonData(ref Utf8JsonReader reader);

@@ -3,7 +3,6 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Missive.Json;
 
 namespace Missive.Serialization.Payloads;
 
@@ -18,13 +17,9 @@ internal sealed class StringPayloadCodec : PayloadCodec<string>
 
     public override string DefaultContentType => ContentTypes.TextPlain;
 
-    public override void WriteJsonMember(Utf8JsonWriter writer, string message) => writer.WriteString(JsonNames.Data, message);
+    public override void WriteJsonValue(Utf8JsonWriter writer, string message) => writer.WriteStringValue(message);
 
-    public override JsonNode? ToNode(string message, out bool isBase64)
-    {
-        isBase64 = false;
-        return JsonValue.Create(message);
-    }
+    public override JsonNode? ToNode(string message) => JsonValue.Create(message);
 
     public override string ReadJsonData(ref Utf8JsonReader reader)
         => reader.TokenType == JsonTokenType.String ? reader.GetString()! : throw NotAString();

@@ -3,7 +3,6 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
-using Missive.Json;
 
 namespace Missive.Serialization.Payloads;
 
@@ -26,26 +25,24 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
 
     public override string DefaultContentType => _serializer.ContentType;
 
-    public override void WriteJsonMember(Utf8JsonWriter writer, T message)
+    public override void WriteJsonValue(Utf8JsonWriter writer, T message)
     {
         string text = _serializer.Serialize(message!);
         if (_isJson)
         {
             // Parsed and re-emitted (not copied raw) so the text is validated and normalized exactly
             // as the DOM-based serializer does it.
-            writer.WritePropertyName(JsonNames.Data);
             using JsonDocument document = JsonDocument.Parse(text);
             document.RootElement.WriteTo(writer);
         }
         else
         {
-            writer.WriteString(JsonNames.Data, text);
+            writer.WriteStringValue(text);
         }
     }
 
-    public override JsonNode? ToNode(T message, out bool isBase64)
+    public override JsonNode? ToNode(T message)
     {
-        isBase64 = false;
         string text = _serializer.Serialize(message!);
         return _isJson ? JsonNode.Parse(text) : JsonValue.Create(text);
     }

@@ -1,31 +1,24 @@
-using System.Collections.Generic;
+using System;
 using Missive.Serialization;
-using Missive.Transport;
 
-namespace Missive.Bus;
+namespace Missive.Transport;
 
 /// <summary>
 /// Wraps envelopes for each target: an SQS body, an SNS message, an EventBridge entry. JSON
 /// envelopes travel as their text; protobuf envelopes as base64 text with a <c>contentType</c>
 /// message attribute (SQS and SNS), or inside EventBridge's JSON-object <c>detail</c> as
 /// <c>{"contentType":"application/cloudevents+protobuf","body":"&lt;base64&gt;"}</c>.
-/// FIFO group and deduplication ids are carried through.
 /// </summary>
+/// <remarks><see cref="InboundMessageReader"/> reads every shape this writer produces.</remarks>
 public sealed class OutboundMessageWriter
 {
-    private static readonly Dictionary<string, MessageAttributeValue> NoAttributes = [];
-    private static readonly Dictionary<string, MessageAttributeValue> ProtobufAttributes = new()
-    {
-        [TransportConventions.ContentTypeAttribute] = MessageAttributeValue.FromString(ContentTypes.CloudEventsProtobuf),
-    };
-
     private readonly IEnvelopeSerializerProvider _serializers;
 
     /// <summary>Creates the writer.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
     public OutboundMessageWriter(IEnvelopeSerializerProvider serializers)
     {
-        System.ArgumentNullException.ThrowIfNull(serializers);
+        ArgumentNullException.ThrowIfNull(serializers);
         _serializers = serializers;
     }
 
@@ -34,18 +27,19 @@ public sealed class OutboundMessageWriter
     /// <param name="envelope">The envelope. Must not be null.</param>
     /// <param name="queueName">The queue.</param>
     /// <param name="format">The format, or <c>null</c> for the publish format.</param>
-    /// <param name="options">FIFO settings, or <c>null</c>.</param>
+    /// <param name="messageGroupId">The FIFO message group, or <c>null</c>.</param>
+    /// <param name="messageDeduplicationId">The FIFO deduplication id, or <c>null</c>.</param>
     /// <returns>The request.</returns>
-    public SqsSendRequest ToSqs<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format = null, PublishOptions? options = null)
+    public SqsSendRequest ToSqs<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format = null, string? messageGroupId = null, string? messageDeduplicationId = null)
     {
         string body = Body(envelope, format, out bool protobuf);
         return new SqsSendRequest
         {
             QueueName = queueName,
             MessageBody = body,
-            MessageAttributes = protobuf ? ProtobufAttributes : NoAttributes,
-            MessageGroupId = options?.MessageGroupId,
-            MessageDeduplicationId = options?.MessageDeduplicationId,
+            MessageAttributes = protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
+            MessageGroupId = messageGroupId,
+            MessageDeduplicationId = messageDeduplicationId,
         };
     }
 
@@ -54,19 +48,21 @@ public sealed class OutboundMessageWriter
     /// <param name="envelope">The envelope. Must not be null.</param>
     /// <param name="topic">The topic name or ARN.</param>
     /// <param name="format">The format, or <c>null</c> for the publish format.</param>
-    /// <param name="options">Subject and FIFO settings, or <c>null</c>.</param>
+    /// <param name="subject">The SNS subject, or <c>null</c>.</param>
+    /// <param name="messageGroupId">The FIFO message group, or <c>null</c>.</param>
+    /// <param name="messageDeduplicationId">The FIFO deduplication id, or <c>null</c>.</param>
     /// <returns>The request.</returns>
-    public SnsPublishRequest ToSns<T>(MessageEnvelope<T> envelope, string topic, EnvelopeFormat? format = null, PublishOptions? options = null)
+    public SnsPublishRequest ToSns<T>(MessageEnvelope<T> envelope, string topic, EnvelopeFormat? format = null, string? subject = null, string? messageGroupId = null, string? messageDeduplicationId = null)
     {
         string body = Body(envelope, format, out bool protobuf);
         return new SnsPublishRequest
         {
             TopicArn = topic,
             Message = body,
-            Subject = options?.Subject,
-            MessageAttributes = protobuf ? ProtobufAttributes : NoAttributes,
-            MessageGroupId = options?.MessageGroupId,
-            MessageDeduplicationId = options?.MessageDeduplicationId,
+            Subject = subject,
+            MessageAttributes = protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
+            MessageGroupId = messageGroupId,
+            MessageDeduplicationId = messageDeduplicationId,
         };
     }
 
@@ -84,14 +80,14 @@ public sealed class OutboundMessageWriter
             EventBusName = eventBus,
             Source = envelope.Source,
             DetailType = envelope.Type,
-            Detail = protobuf ? $"{{\"contentType\":\"{ContentTypes.CloudEventsProtobuf}\",\"{TransportConventions.EventBridgeBodyMember}\":\"{body}\"}}" : body,
+            Detail = protobuf ? EventBridgeProtobufDetail.Write(body) : body,
             Time = envelope.Time,
         };
     }
 
     private string Body<T>(MessageEnvelope<T> envelope, EnvelopeFormat? format, out bool protobuf)
     {
-        System.ArgumentNullException.ThrowIfNull(envelope);
+        ArgumentNullException.ThrowIfNull(envelope);
         IEnvelopeSerializer serializer = format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;
         protobuf = serializer.ContentType == ContentTypes.CloudEventsProtobuf;
         return serializer.SerializeToString(envelope);

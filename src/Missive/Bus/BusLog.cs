@@ -1,20 +1,11 @@
 using System;
 using Microsoft.Extensions.Logging;
 
-namespace Missive.Diagnostics;
+namespace Missive.Bus;
 
-/// <summary>Source-generated log messages. None of them carries message content unless its name says so.</summary>
-internal static partial class Log
+/// <summary>The message pump's log messages (event ids 2000-2099). None of them carries message content.</summary>
+internal static partial class BusLog
 {
-    [LoggerMessage(EventId = 1000, Level = LogLevel.Information, Message = "Envelope serializer {Serializer} ({ContentType}) is in use.")]
-    public static partial void SerializerCreated(ILogger logger, string serializer, string contentType);
-
-    [LoggerMessage(EventId = 1001, Level = LogLevel.Debug, Message = "Rejected a {Size}-byte {ContentType} input: {Reason} at byte {Position}.")]
-    public static partial void EnvelopeRejected(ILogger logger, string contentType, long size, InvalidEnvelopeReason reason, long position);
-
-    [LoggerMessage(EventId = 1002, Level = LogLevel.Trace, Message = "Rejected input content: {Content}")]
-    public static partial void RejectedContent(ILogger logger, string content);
-
     [LoggerMessage(EventId = 2000, Level = LogLevel.Information, Message = "Polling queue {Queue} with up to {MaxConcurrency} messages in flight.")]
     public static partial void PollerStarted(ILogger logger, string queue, int maxConcurrency);
 

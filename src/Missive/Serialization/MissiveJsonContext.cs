@@ -1,7 +1,7 @@
 using System;
 using System.Text.Json.Serialization;
 
-namespace Missive.Json;
+namespace Missive.Serialization;
 
 /// <summary>Source-generated metadata for the few values the DOM-based serializer builds nodes from.</summary>
 [JsonSerializable(typeof(byte[]))]

@@ -1,6 +1,6 @@
 using System;
 
-namespace Missive.Serialization;
+namespace Missive;
 
 /// <summary>Thrown at startup (or at first use) when the message bus or serialization is configured wrongly.</summary>
 public sealed class MessageBusConfigurationException : MissiveException

@@ -1,4 +1,4 @@
-namespace Missive;
+namespace Missive.Serialization;
 
 /// <summary>Wraps application messages in envelopes: a new id, the configured source, the registered type identifier and content type, and the current time.</summary>
 public interface IEnvelopeFactory
@@ -7,6 +7,6 @@ public interface IEnvelopeFactory
     /// <typeparam name="T">The message type; it must be registered.</typeparam>
     /// <param name="message">The message. May be null (an event without data).</param>
     /// <returns>A new envelope.</returns>
-    /// <exception cref="Serialization.MessageBusConfigurationException"><typeparamref name="T"/> is not registered.</exception>
+    /// <exception cref="MessageBusConfigurationException"><typeparamref name="T"/> is not registered.</exception>
     MessageEnvelope<T> CreateEnvelope<T>(T message);
 }

@@ -3,7 +3,7 @@ using System.Buffers;
 using System.Text.Json;
 using Microsoft.Extensions.ObjectPool;
 
-namespace Missive.Json;
+namespace Missive.Serialization;
 
 /// <summary>
 /// Pools <see cref="Utf8JsonWriter"/> instances: they are pointed at the caller's buffer on use and

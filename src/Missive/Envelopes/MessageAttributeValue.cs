@@ -1,6 +1,6 @@
 using System;
 
-namespace Missive.Transport;
+namespace Missive;
 
 /// <summary>
 /// An SQS or SNS message attribute: a data type (<c>String</c>, <c>Number</c>, <c>Binary</c>, SNS's

@@ -1,6 +1,6 @@
 using System;
 
-namespace Missive.Transport;
+namespace Missive;
 
 /// <summary>Thrown when a transport refuses a call: an unknown queue, topic or bus, or a message over its limits or rules.</summary>
 public sealed class MessageTransportException : MissiveException

@@ -1,7 +1,6 @@
 using System;
-using Missive.Serialization;
 
-namespace Missive;
+namespace Missive.Serialization;
 
 /// <summary>
 /// The default <see cref="IEnvelopeFactory"/>: id = a new lower-case dashed GUID, source = the

@@ -1,0 +1,15 @@
+using System;
+using System.Buffers;
+using System.Text;
+using System.Text.Json;
+using System.Text.Json.Nodes;
+
+namespace Missive.Serialization.Payloads;
+
+/// <summary>A <c>byte[]</c> message.</summary>
+internal sealed class ByteArrayPayloadCodec : BinaryPayloadCodec<byte[]>
+{
+    protected override ReadOnlyMemory<byte> GetBytes(byte[] message) => message;
+
+    protected override byte[] FromArray(byte[] data) => data;
+}

@@ -1,0 +1,84 @@
+using System;
+using System.Buffers;
+using System.Collections.Frozen;
+using System.Text.Json;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// What the serializers and the inbound reader read from <see cref="SerializationOptions"/>, copied
+/// once when they are built: changing the options object afterwards does not change them. It also
+/// holds the JSON writer and reader settings derived from the options, so that both JSON serializers
+/// write the same bytes and read with the same limits.
+/// </summary>
+internal sealed class SerializerSettings
+{
+    private SerializerSettings(SerializationOptions options)
+    {
+        CleanRentedBuffers = options.CleanRentedBuffers;
+        InitialBufferSize = options.InitialBufferSize;
+        MaxRetainedBufferSize = options.MaxRetainedBufferSize;
+        BufferPool = options.BufferPool;
+        MaxEnvelopeSize = options.MaxEnvelopeSize;
+        MaxJsonDepth = options.MaxJsonDepth;
+        MaxExtensionAttributes = options.MaxExtensionAttributes;
+        MaxAttributeNameLength = options.MaxAttributeNameLength;
+        MaxAttributeValueLength = options.MaxAttributeValueLength;
+        MaxBatchSize = options.MaxBatchSize;
+        LogMessageContent = options.LogMessageContent;
+        ExtensionAttributeTypes = options.ExtensionAttributeTypes.ToFrozenDictionary(StringComparer.Ordinal);
+        JsonWriterOptions = new JsonWriterOptions
+        {
+            // The encoder for envelope strings is the one message data is written with.
+            Encoder = options.JsonSerializerOptions?.Encoder ?? options.JsonSerializerContext?.Options.Encoder,
+            Indented = false,
+            MaxDepth = options.MaxJsonDepth,
+        };
+        JsonReaderOptions = new JsonReaderOptions
+        {
+            MaxDepth = options.MaxJsonDepth,
+            CommentHandling = JsonCommentHandling.Disallow,
+            AllowTrailingCommas = false,
+        };
+    }
+
+    public bool CleanRentedBuffers { get; }
+
+    public int InitialBufferSize { get; }
+
+    public int MaxRetainedBufferSize { get; }
+
+    public ArrayPool<byte> BufferPool { get; }
+
+    public int MaxEnvelopeSize { get; }
+
+    public int MaxJsonDepth { get; }
+
+    public int MaxExtensionAttributes { get; }
+
+    public int MaxAttributeNameLength { get; }
+
+    public int MaxAttributeValueLength { get; }
+
+    public int MaxBatchSize { get; }
+
+    public bool LogMessageContent { get; }
+
+    public FrozenDictionary<string, CloudEventAttributeType> ExtensionAttributeTypes { get; }
+
+    public JsonWriterOptions JsonWriterOptions { get; }
+
+    public JsonReaderOptions JsonReaderOptions { get; }
+
+    /// <summary>Checks the options and copies them.</summary>
+    /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>
+    public static SerializerSettings From(SerializationOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        options.Validate();
+        return new SerializerSettings(options);
+    }
+
+    /// <summary>Rents an array of at least <paramref name="minimumLength"/> bytes, cleared on dispose as <see cref="CleanRentedBuffers"/> says.</summary>
+    public Buffers.RentedBuffer Rent(int minimumLength) => new(BufferPool, minimumLength, CleanRentedBuffers);
+}

@@ -1,0 +1,38 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+
+namespace Missive.Transport;
+
+/// <summary>
+/// Reads the metadata of an EventBridge event delivered to SQS by a rule
+/// (https://docs.aws.amazon.com/eventbridge/latest/ref/overiew-event-structure.html): id,
+/// detail-type, source, account, region, time and resources.
+/// </summary>
+internal static class EventBridgeEventReader
+{
+    public static EventBridgeMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options)
+    {
+        var resources = new List<string>();
+        if (members.Resources.IsPresent && members.Resources.TokenType == JsonTokenType.StartArray)
+        {
+            var reader = new Utf8JsonReader(members.Resources.ValueIn(document), options);
+            reader.Read();
+            while (reader.Read() && reader.TokenType == JsonTokenType.String)
+            {
+                resources.Add(reader.GetString()!);
+            }
+        }
+
+        return new EventBridgeMetadata
+        {
+            EventId = WrapperJson.StringOf(document, members.Id, options) ?? string.Empty,
+            DetailType = WrapperJson.StringOf(document, members.DetailType, options) ?? string.Empty,
+            Source = WrapperJson.StringOf(document, members.Source, options) ?? string.Empty,
+            Account = WrapperJson.StringOf(document, members.Account, options),
+            Region = WrapperJson.StringOf(document, members.Region, options),
+            Time = WrapperJson.TimeOf(document, members.Time),
+            Resources = resources,
+        };
+    }
+}
