@@ -146,7 +146,7 @@ public sealed class MessageBusEndToEndTests
         var logs = new ConcurrentQueue<string>();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(new QueueLoggerProvider(logs));
+        builder.Logging.AddProvider(new CapturingLoggerProvider(logs));
         builder.Services.AddSingleton(recorder);
         var broker = new InMemoryBroker();
         broker.CreateQueue("work", o => o.VisibilityTimeout = TimeSpan.FromMilliseconds(200));
@@ -193,7 +193,7 @@ public sealed class MessageBusEndToEndTests
         builder.Logging.ClearProviders();
         if (logs is not null)
         {
-            builder.Logging.AddProvider(new QueueLoggerProvider(logs));
+            builder.Logging.AddProvider(new CapturingLoggerProvider(logs));
         }
 
         builder.Services.AddSingleton(recorder);
@@ -278,26 +278,6 @@ public sealed class MessageBusEndToEndTests
     public sealed class RecordingHandler(Recorder<Order> recorder) : IMessageHandler<Order>
     {
         public Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken) => recorder.HandleAsync(envelope, cancellationToken);
-    }
-
-    private sealed class QueueLoggerProvider(ConcurrentQueue<string> logs) : ILoggerProvider
-    {
-        public ILogger CreateLogger(string categoryName) => new QueueLogger(logs);
-
-        public void Dispose()
-        {
-        }
-
-        private sealed class QueueLogger(ConcurrentQueue<string> logs) : ILogger
-        {
-            public IDisposable? BeginScope<TState>(TState state)
-                where TState : notnull => null;
-
-            public bool IsEnabled(LogLevel logLevel) => true;
-
-            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-                => logs.Enqueue(formatter(state, exception) + (exception is null ? string.Empty : " | " + exception));
-        }
     }
 }
 

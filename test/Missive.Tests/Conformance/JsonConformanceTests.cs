@@ -75,11 +75,7 @@ public sealed class JsonConformanceTests
         IReadOnlyList<MessageEnvelope> batch = subject.DeserializeBatch(Input(test.GetProperty("batch"), split));
 
         List<MessageEnvelope> expected = ConformanceData.SampleBatch(test.GetProperty("sampleId").GetString()!);
-        Assert.Equal(expected.Count, batch.Count);
-        for (int i = 0; i < expected.Count; i++)
-        {
-            EnvelopeAssert.Equal(expected[i], batch[i]);
-        }
+        EnvelopeAssert.Equal(expected, batch);
     }
 
     [ConformanceTheory]
@@ -116,16 +112,5 @@ public sealed class JsonConformanceTests
     private static System.Buffers.ReadOnlySequence<byte> Input(JsonElement element, Sequences.Split split)
         => Sequences.Create(Encoding.UTF8.GetBytes(element.GetRawText()), split);
 
-    private static JsonElement FindTest(string file, string testId)
-    {
-        foreach (JsonElement test in ConformanceData.Load("format/json/" + file).GetProperty("tests").EnumerateArray())
-        {
-            if (test.GetProperty("id").GetString() == testId)
-            {
-                return test;
-            }
-        }
-
-        throw new KeyNotFoundException(testId);
-    }
+    private static JsonElement FindTest(string file, string testId) => ConformanceData.FindTest("format/json/" + file, testId);
 }

@@ -81,11 +81,7 @@ public sealed class ProtobufConformanceTests
         IReadOnlyList<MessageEnvelope> batch = serializer.DeserializeBatch(Sequences.Create(bytes, split));
 
         List<MessageEnvelope> expected = ConformanceData.SampleBatch(test.GetProperty("sampleId").GetString()!);
-        Assert.Equal(expected.Count, batch.Count);
-        for (int i = 0; i < expected.Count; i++)
-        {
-            EnvelopeAssert.Equal(expected[i], batch[i]);
-        }
+        EnvelopeAssert.Equal(expected, batch);
     }
 
     [ConformanceTheory]
@@ -113,16 +109,5 @@ public sealed class ProtobufConformanceTests
         EnvelopeAssert.Equal(sample, serializer.Deserialize(Sequences.Create(ours, split)));
     }
 
-    private static JsonElement FindTest(string file, string testId)
-    {
-        foreach (JsonElement test in ConformanceData.Load("format/protobuf/" + file).GetProperty("tests").EnumerateArray())
-        {
-            if (test.GetProperty("id").GetString() == testId)
-            {
-                return test;
-            }
-        }
-
-        throw new KeyNotFoundException(testId);
-    }
+    private static JsonElement FindTest(string file, string testId) => ConformanceData.FindTest("format/protobuf/" + file, testId);
 }

@@ -55,6 +55,20 @@ public static class ConformanceData
     private static readonly DateTimeOffset SampleTime = new(2018, 4, 5, 17, 31, 0, TimeSpan.Zero);
 
     /// <summary>The golden sample events, by sample id, as the conformance README describes them.</summary>
+    /// <summary>Finds the test with <paramref name="testId"/> in a conformance file (for example <c>format/json/valid-events.json</c>).</summary>
+    public static JsonElement FindTest(string relativePath, string testId)
+    {
+        foreach (JsonElement test in Load(relativePath).GetProperty("tests").EnumerateArray())
+        {
+            if (test.GetProperty("id").GetString() == testId)
+            {
+                return test;
+            }
+        }
+
+        throw new KeyNotFoundException(testId);
+    }
+
     public static MessageEnvelope SampleEvent(string sampleId)
     {
         var envelope = new MessageEnvelope<string>

@@ -24,6 +24,16 @@ public static class EnvelopeAssert
         Assert.Equal(MessageText(expected.GetMessage()), MessageText(actual.GetMessage()));
     }
 
+    /// <summary>Asserts two batches hold the same CloudEvents in the same order.</summary>
+    public static void Equal(IReadOnlyList<MessageEnvelope> expected, IReadOnlyList<MessageEnvelope> actual)
+    {
+        Assert.Equal(expected.Count, actual.Count);
+        for (int i = 0; i < expected.Count; i++)
+        {
+            Equal(expected[i], actual[i]);
+        }
+    }
+
     public static List<KeyValuePair<string, CloudEventAttributeValue>> Extensions(MessageEnvelope envelope)
     {
         var list = new List<KeyValuePair<string, CloudEventAttributeValue>>();

@@ -65,4 +65,20 @@ public static class Orders
 
         return order;
     }
+
+    /// <summary>The order envelope the size, allocation and benchmark figures use: fixed id, source and time, JSON data, one traceparent extension.</summary>
+    public static MessageEnvelope<Order> Envelope(int lines)
+    {
+        var envelope = new MessageEnvelope<Order>
+        {
+            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
+            Source = "/AmazonECS/orders-prod/0f3c9a2b",
+            Type = TestSerializers.OrderType,
+            Time = new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero).AddTicks(4418273),
+            DataContentType = ContentTypes.ApplicationJson,
+            Message = Create(lines),
+        };
+        envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        return envelope;
+    }
 }

@@ -23,16 +23,7 @@ public sealed class AllocationTests
     public void Serialize_SourceGeneratedPayloadIntoReusedWriter_AllocatesNothing(int lines)
     {
         using var serializer = TestSerializers.Fast();
-        var envelope = new MessageEnvelope<Order>
-        {
-            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
-            Source = "/aws/messaging",
-            Type = TestSerializers.OrderType,
-            Time = DateTimeOffset.UtcNow,
-            DataContentType = ContentTypes.ApplicationJson,
-            Message = Orders.Create(lines),
-        };
-        envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
+        MessageEnvelope<Order> envelope = Orders.Envelope(lines);
         envelope.Extensions["priority"] = CloudEventAttributeValue.FromInteger(2);
         using var buffer = new PooledBufferWriter();
 
@@ -51,15 +42,8 @@ public sealed class AllocationTests
     {
         using var serializer = TestSerializers.Fast();
         using var standard = TestSerializers.Standard();
-        var envelope = new MessageEnvelope<Order>
-        {
-            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
-            Source = "/aws/messaging",
-            Type = TestSerializers.OrderType,
-            Time = DateTimeOffset.UtcNow,
-            DataContentType = ContentTypes.ApplicationJson,
-            Message = Orders.Create(1),
-        };
+        MessageEnvelope<Order> envelope = Orders.Envelope(1);
+        envelope.Extensions.Remove("traceparent"); // the envelope-only figure below counts the id and source strings
         var input = new ReadOnlySequence<byte>(serializer.SerializeToArray(envelope));
 
         long fast = Allocations.PerCall(() => serializer.Deserialize(input));

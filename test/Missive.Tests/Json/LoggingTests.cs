@@ -25,26 +25,4 @@ public sealed class LoggingTests
         Assert.Contains(provider.Messages, m => m.Contains("InvalidData", StringComparison.Ordinal));
         Assert.Equal(logContent, provider.Messages.ToArray() is var all && Array.Exists(all, m => m.Contains(Secret, StringComparison.Ordinal)));
     }
-
-    private sealed class CapturingLoggerProvider : ILoggerProvider
-    {
-        public ConcurrentQueue<string> Messages { get; } = new();
-
-        public ILogger CreateLogger(string categoryName) => new Logger(Messages);
-
-        public void Dispose()
-        {
-        }
-
-        private sealed class Logger(ConcurrentQueue<string> messages) : ILogger
-        {
-            public IDisposable? BeginScope<TState>(TState state)
-                where TState : notnull => null;
-
-            public bool IsEnabled(LogLevel logLevel) => true;
-
-            public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-                => messages.Enqueue(formatter(state, exception) + (exception is null ? string.Empty : " " + exception));
-        }
-    }
 }

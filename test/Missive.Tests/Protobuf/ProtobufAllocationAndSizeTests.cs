@@ -23,7 +23,7 @@ public sealed class ProtobufAllocationAndSizeTests
     public void Serialize_SourceGeneratedPayloadIntoReusedWriter_AllocatesNothing(int lines)
     {
         using var serializer = new ProtobufEnvelopeSerializer(TestSerializers.Map());
-        MessageEnvelope<Order> envelope = Envelope(lines);
+        MessageEnvelope<Order> envelope = Orders.Envelope(lines);
         using var buffer = new PooledBufferWriter();
 
         long allocated = Allocations.PerCall(() =>
@@ -52,7 +52,7 @@ public sealed class ProtobufAllocationAndSizeTests
     public void Deserialize_AllocatesOnlyWhatTheResultNeeds()
     {
         using var serializer = new ProtobufEnvelopeSerializer(TestSerializers.Map());
-        MessageEnvelope<Order> envelope = Envelope(1);
+        MessageEnvelope<Order> envelope = Orders.Envelope(1);
         var input = new ReadOnlySequence<byte>(serializer.SerializeToArray(envelope));
         byte[] payload = System.Text.Json.JsonSerializer.SerializeToUtf8Bytes(envelope.Message, TestJsonContext.Default.Order);
 
@@ -80,7 +80,7 @@ public sealed class ProtobufAllocationAndSizeTests
         MessageTypeMap map = TestSerializers.Map();
         using var json = new Utf8JsonEnvelopeSerializer(map);
         using var protobuf = new ProtobufEnvelopeSerializer(map);
-        MessageEnvelope<Order> envelope = Envelope(lines);
+        MessageEnvelope<Order> envelope = Orders.Envelope(lines);
 
         int jsonSize = json.SerializeToArray(envelope).Length;
         int protobufSize = protobuf.SerializeToArray(envelope).Length;
@@ -88,20 +88,5 @@ public sealed class ProtobufAllocationAndSizeTests
 
         _output.WriteLine($"{lines} lines: JSON {jsonSize} B, protobuf {protobufSize} B ({(double)protobufSize / jsonSize:0.000} of JSON), protobuf as base64 {base64Size} B");
         Assert.True(protobufSize < jsonSize);
-    }
-
-    internal static MessageEnvelope<Order> Envelope(int lines)
-    {
-        var envelope = new MessageEnvelope<Order>
-        {
-            Id = "5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24",
-            Source = "/AmazonECS/orders-prod/0f3c9a2b",
-            Type = TestSerializers.OrderType,
-            Time = new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero).AddTicks(4418273),
-            DataContentType = ContentTypes.ApplicationJson,
-            Message = Orders.Create(lines),
-        };
-        envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01");
-        return envelope;
     }
 }

@@ -1,0 +1,80 @@
+using System;
+using System.Text;
+using Missive.Json;
+using Missive.Protobuf;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+
+namespace Missive.Tests.Serialization;
+
+public sealed class EnvelopeSerializerExtensionsTests
+{
+    [Fact]
+    public void SerializeToString_Json_IsTheUtf8TextOfTheCoreWrite()
+    {
+        using var serializer = TestSerializers.Fast();
+        MessageEnvelope<Order> envelope = Orders.Envelope(2);
+        var buffer = new TrickleBufferWriter();
+        serializer.Serialize(buffer, envelope);
+
+        Assert.Equal(Encoding.UTF8.GetString(buffer.WrittenSpan), serializer.SerializeToString(envelope));
+        Assert.Equal(buffer.WrittenSpan.ToArray(), serializer.SerializeToArray(envelope));
+    }
+
+    [Fact]
+    public void SerializeToString_Protobuf_IsBase64OfTheBytes()
+    {
+        using var serializer = new ProtobufEnvelopeSerializer(TestSerializers.Map());
+        MessageEnvelope<Order> envelope = Orders.Envelope(2);
+
+        string text = serializer.SerializeToString(envelope);
+
+        Assert.Equal(Convert.ToBase64String(serializer.SerializeToArray(envelope)), text);
+        EnvelopeAssert.Equal(envelope, serializer.Deserialize(text));
+    }
+
+    [Fact]
+    public void Deserialize_EveryDoor_ReadsTheSameEnvelope()
+    {
+        using var serializer = TestSerializers.Fast();
+        MessageEnvelope<Order> envelope = Orders.Envelope(3);
+        byte[] bytes = serializer.SerializeToArray(envelope);
+
+        EnvelopeAssert.Equal(envelope, serializer.Deserialize(bytes.AsMemory()));
+        EnvelopeAssert.Equal(envelope, serializer.Deserialize((ReadOnlySpan<byte>)bytes));
+        EnvelopeAssert.Equal(envelope, serializer.Deserialize(Encoding.UTF8.GetString(bytes)));
+    }
+
+    [Fact]
+    public void DeserializeString_Protobuf_NotBase64_IsMalformed()
+    {
+        using var serializer = new ProtobufEnvelopeSerializer(TestSerializers.Map());
+
+        var e = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize("not base64!"));
+
+        Assert.Equal(InvalidEnvelopeReason.Malformed, e.Reason);
+    }
+
+    [Fact]
+    public void Conveniences_WorkOnASerializerFromOutsideTheLibrary()
+    {
+        // A user's own IEnvelopeSerializer gets unpooled buffers: the doors still funnel into its core methods.
+        using var inner = TestSerializers.Fast();
+        IEnvelopeSerializer wrapper = new ForwardingSerializer(inner);
+        MessageEnvelope<Order> envelope = Orders.Envelope(1);
+
+        string text = wrapper.SerializeToString(envelope);
+
+        Assert.Equal(inner.SerializeToString(envelope), text);
+        EnvelopeAssert.Equal(envelope, wrapper.Deserialize((ReadOnlySpan<byte>)Encoding.UTF8.GetBytes(text)));
+    }
+
+    private sealed class ForwardingSerializer(IEnvelopeSerializer inner) : IEnvelopeSerializer
+    {
+        public string ContentType => inner.ContentType;
+
+        public int Serialize<T>(System.Buffers.IBufferWriter<byte> destination, MessageEnvelope<T> envelope) => inner.Serialize(destination, envelope);
+
+        public MessageEnvelope Deserialize(in System.Buffers.ReadOnlySequence<byte> source) => inner.Deserialize(source);
+    }
+}
