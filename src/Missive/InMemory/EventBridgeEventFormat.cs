@@ -9,7 +9,7 @@ using Missive.Transport;
 namespace Missive.InMemory;
 
 /// <summary>
-/// Writes EventBridge events the way a rule with an SQS target delivers them (FORMATS.md): compact
+/// Writes EventBridge events the way a rule with an SQS target delivers them (https://docs.aws.amazon.com/eventbridge/latest/ref/overiew-event-structure.html): compact
 /// JSON, <c>version, id, detail-type, source, account, time, region, resources, detail</c>, time to the
 /// second with <c>Z</c>.
 /// </summary>

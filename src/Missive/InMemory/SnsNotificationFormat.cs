@@ -8,7 +8,7 @@ namespace Missive.InMemory;
 
 /// <summary>
 /// Writes SNS notifications the way SNS delivers them to SQS subscribers without raw delivery
-/// (FORMATS.md): pretty-printed with two-space indent and <c>"Key" : "Value"</c>, fields in SNS's order,
+/// (https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html): pretty-printed with two-space indent and <c>"Key" : "Value"</c>, fields in SNS's order,
 /// <c>"</c> and <c>\</c> escaped in <c>Message</c> while <c>/</c> and non-ASCII stay as they are.
 /// </summary>
 internal static class SnsNotificationFormat

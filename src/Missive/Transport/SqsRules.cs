@@ -4,7 +4,7 @@ using System.Text;
 
 namespace Missive.Transport;
 
-/// <summary>The SQS and SNS wire rules (FORMATS.md): body characters, attribute names and counts, sizes.</summary>
+/// <summary>The SQS and SNS wire rules: body characters, attribute names and counts, sizes (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/SQSDeveloperGuide/quotas-messages.html and the SendMessage API reference).</summary>
 internal static class SqsRules
 {
     /// <summary>The largest SQS message: 1 MiB, body and attributes together.</summary>

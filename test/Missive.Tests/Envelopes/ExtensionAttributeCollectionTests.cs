@@ -69,7 +69,9 @@ public sealed class ExtensionAttributeCollectionTests
 
         Assert.Equal(CloudEventAttributeValue.FromTimestamp(t), CloudEventAttributeValue.FromTimestamp(t.ToOffset(TimeSpan.FromHours(2))));
         Assert.Equal(TimeSpan.FromHours(2), CloudEventAttributeValue.FromTimestamp(t.ToOffset(TimeSpan.FromHours(2))).AsTimestamp().Offset);
-        Assert.Equal(CloudEventAttributeValue.FromBinary([1, 2]), CloudEventAttributeValue.FromBinary([1, 2]));
+        byte[] first = [1, 2], second = [1, 2];
+        Assert.NotSame(first, second);
+        Assert.Equal(CloudEventAttributeValue.FromBinary(first), CloudEventAttributeValue.FromBinary(second)); // by content, not by array
         Assert.NotEqual(CloudEventAttributeValue.FromString("https://x"), CloudEventAttributeValue.FromUri("https://x"));
         Assert.NotEqual(CloudEventAttributeValue.FromInteger(1), CloudEventAttributeValue.FromBoolean(true));
         Assert.Throws<InvalidOperationException>(() => CloudEventAttributeValue.FromInteger(1).AsString());

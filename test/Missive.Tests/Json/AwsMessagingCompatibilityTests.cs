@@ -10,12 +10,12 @@ using Missive.Tests.Infrastructure;
 namespace Missive.Tests.Json;
 
 /// <summary>
-/// The AWS.Messaging envelope shape (FORMATS.md section 1). The package does not restore here, so the
+/// The envelope shape of the AWS Message Processing Framework for .NET (package AWS.Messaging, https://github.com/aws/aws-dotnet-messaging). The package does not restore here, so the
 /// fixtures are its documented output, and its read rules are checked on our output as written down there.
 /// </summary>
 public sealed class AwsMessagingCompatibilityTests
 {
-    /// <summary>The raw envelope from FORMATS.md, byte for byte.</summary>
+    /// <summary>An envelope as AWS.Messaging writes it, byte for byte.</summary>
     private const string AwsMessagingEnvelope = """{"id":"5f8b2c3e-9a41-4d7e-b6c2-0e3f1a7d9b24","source":"/AmazonECS/orders-prod/0f3c9a2b","specversion":"1.0","type":"Orders.OrderPlaced","time":"2025-11-03T14:27:09.4418273+00:00","datacontenttype":"application/json","data":{"OrderId":"ORD-20251103-0042","CustomerName":"Zo\u00EB Martin","Total":129.95,"Lines":[{"Sku":"SKU-4471","Quantity":2}]}}""";
 
     public static TheoryData<string> Serializers => new() { "standard", "utf8" };

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Concurrent;
+using System.Linq;
 using Microsoft.Extensions.Logging;
 using Missive.Json;
 using Missive.Serialization;
@@ -23,6 +24,7 @@ public sealed class LoggingTests
         Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize($$$"""{"id":"1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"OrderId":"{{{Secret}}}","Total":"x"}}"""));
 
         Assert.Contains(provider.Messages, m => m.Contains("InvalidData", StringComparison.Ordinal));
-        Assert.Equal(logContent, provider.Messages.ToArray() is var all && Array.Exists(all, m => m.Contains(Secret, StringComparison.Ordinal)));
+        bool secretLogged = provider.Messages.Any(m => m.Contains(Secret, StringComparison.Ordinal));
+        Assert.Equal(logContent, secretLogged);
     }
 }

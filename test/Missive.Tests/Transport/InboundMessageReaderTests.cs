@@ -12,7 +12,7 @@ namespace Missive.Tests.Transport;
 
 public sealed class InboundMessageReaderTests
 {
-    /// <summary>The SNS notification of FORMATS.md, byte for byte, holding AWS.Messaging's envelope.</summary>
+    /// <summary>An SNS notification as SNS delivers it to SQS without raw delivery (https://docs.aws.amazon.com/sns/latest/dg/sns-message-and-json-formats.html), byte for byte, holding AWS.Messaging's envelope.</summary>
     private const string FormatsNotification = """
         {
           "Type" : "Notification",
