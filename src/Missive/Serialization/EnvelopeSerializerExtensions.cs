@@ -103,7 +103,7 @@ public static class EnvelopeSerializerExtensions
                 Span<byte> span = buffer.GetSpan(Base64MaxDecodedLength(source.Length));
                 if (!Convert.TryFromBase64String(source, span, out int written))
                 {
-                    throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The text is not valid base64.");
+                    throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The text is not valid base64");
                 }
 
                 buffer.Advance(written);

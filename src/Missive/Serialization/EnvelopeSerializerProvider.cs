@@ -39,10 +39,9 @@ public sealed class EnvelopeSerializerProvider : IEnvelopeSerializerProvider
         EnvelopeFormat actual = format ?? EnvelopeFormatDetector.Detect(source);
         if (actual == EnvelopeFormat.Protobuf && _protobuf is null)
         {
-            throw new InvalidEnvelopeException(InvalidEnvelopeReason.UnsupportedFormat, "The envelope is protobuf, which this application reads only after EnableExperimentalFeatures().")
-            {
-                RawBody = source.ToArray(),
-            };
+            InvalidEnvelopeException e = ThrowHelper.Create(InvalidEnvelopeReason.UnsupportedFormat, "The envelope is protobuf, which this application reads only after EnableExperimentalFeatures()");
+            e.RawBody = source.ToArray();
+            throw e;
         }
 
         return GetSerializer(actual).Deserialize(source);

@@ -62,7 +62,7 @@ public sealed class InboundMessageReader
         long limit = (_settings.MaxEnvelopeSize * 2L) + 4096;
         if ((long)body.Length * 3 > limit && Encoding.UTF8.GetByteCount(body) > limit)
         {
-            throw new InvalidEnvelopeException(InvalidEnvelopeReason.LimitExceeded, $"The message body is over {limit} bytes.");
+            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The message body is over {limit} bytes (twice SerializationOptions.MaxEnvelopeSize, plus room for a wrapper)");
         }
 
         try
@@ -124,7 +124,7 @@ public sealed class InboundMessageReader
                     state.Format = ContentTypeAttribute.FormatOf(state.Sns.MessageAttributes) ?? state.Format;
                     if (message.IsEmpty)
                     {
-                        throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The SNS Message is not a JSON string.", members.Message.Start);
+                        throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The SNS Message is not a JSON string", members.Message.Start);
                     }
 
                     return Unwrap(message.Memory[..messageLength], depth + 1, ref state);
@@ -172,7 +172,7 @@ public sealed class InboundMessageReader
             // Protobuf travels as base64 text: decode where it lies.
             if (Base64.DecodeFromUtf8InPlace(payload.Span, out int decoded) != OperationStatus.Done)
             {
-                throw new InvalidEnvelopeException(InvalidEnvelopeReason.Malformed, "The body is neither a JSON envelope nor base64 protobuf.");
+                throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The body is neither a JSON envelope nor base64 protobuf");
             }
 
             payload = payload[..decoded];
@@ -182,10 +182,11 @@ public sealed class InboundMessageReader
     }
 
     private InvalidEnvelopeException Malformed(string message, string body, Exception cause, long position)
-        => new(InvalidEnvelopeReason.Malformed, message, position, innerException: _settings.LogMessageContent ? cause : null)
-        {
-            RawBody = Encoding.UTF8.GetBytes(body),
-        };
+    {
+        InvalidEnvelopeException e = ThrowHelper.Create(InvalidEnvelopeReason.Malformed, message, position, inner: _settings.LogMessageContent ? cause : null);
+        e.RawBody = Encoding.UTF8.GetBytes(body);
+        return e;
+    }
 
     private static SqsMetadata CreateSqsMetadata(SqsMessage message)
     {

@@ -1,0 +1,12 @@
+using System;
+using Missive.Serialization;
+
+namespace Missive.Bus;
+
+/// <summary>Where a message type is published.</summary>
+internal enum RouteKind
+{
+    Sqs,
+    Sns,
+    EventBridge,
+}

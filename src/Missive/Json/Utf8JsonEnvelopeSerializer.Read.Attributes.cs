@@ -1,0 +1,226 @@
+using System;
+using System.Text;
+using System.Text.Json;
+using Missive.Serialization;
+
+namespace Missive.Json;
+
+/// <summary>Reading attribute values: names, strings within the length limit, the type lookup, timestamps and extensions.</summary>
+public sealed partial class Utf8JsonEnvelopeSerializer
+{
+    /// <summary>Gets a member name as unescaped UTF-8, without allocating.</summary>
+    private ReadOnlySpan<byte> GetName(ref Utf8JsonReader reader, ref Scratch scratch)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            ReadOnlySpan<byte> span = reader.ValueSpan;
+            if (span.Length > Settings.MaxAttributeNameLength)
+            {
+                ThrowNameTooLong(reader.TokenStartIndex);
+            }
+
+            return span;
+        }
+
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        if (rawLength > ScratchSize)
+        {
+            ThrowNameTooLong(reader.TokenStartIndex);
+        }
+
+        Span<byte> buffer = scratch;
+        int length = reader.CopyString(buffer);
+        if (length > Settings.MaxAttributeNameLength)
+        {
+            ThrowNameTooLong(reader.TokenStartIndex);
+        }
+
+        return buffer[..length];
+    }
+
+    private void ThrowNameTooLong(long position) => ThrowHelper.ThrowAttributeNameTooLong(Settings.MaxAttributeNameLength, position);
+
+    private static string GetExtensionName(ReadOnlySpan<byte> name, ExtensionAttributeCollection? extensions, long position)
+    {
+        if (!CloudEventRules.IsValidAttributeName(name))
+        {
+            ThrowHelper.ThrowInvalidAttributeName(position);
+        }
+
+        string extensionName = Encoding.UTF8.GetString(name);
+        if (extensions is not null && extensions.IndexOf(extensionName) >= 0)
+        {
+            ThrowHelper.ThrowDuplicateAttribute(extensionName, position);
+        }
+
+        return extensionName;
+    }
+
+    private string GetRequiredString(ref Utf8JsonReader reader, string attribute)
+    {
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType(attribute, "a string", reader.TokenStartIndex);
+        }
+
+        return CheckedString(ref reader, attribute);
+    }
+
+    /// <summary>Decodes a string attribute value, within <see cref="SerializationOptions.MaxAttributeValueLength"/>.</summary>
+    private string CheckedString(ref Utf8JsonReader reader, string attribute)
+    {
+        string value = reader.GetString()!;
+        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Settings.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
+        return value;
+    }
+
+    private string? GetOptionalString(ref Utf8JsonReader reader, string attribute)
+        => reader.TokenType == JsonTokenType.Null ? null : GetRequiredString(ref reader, attribute);
+
+    private static void ReadSpecVersion(ref Utf8JsonReader reader)
+    {
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.SpecVersion, "a string", reader.TokenStartIndex);
+        }
+
+        if (!reader.ValueTextEquals(CloudEventRules.SpecVersion10Utf8))
+        {
+            ThrowHelper.ThrowUnsupportedSpecVersion(reader.TokenStartIndex);
+        }
+    }
+
+    private MessageTypeInfo ReadType(ref Utf8JsonReader reader)
+    {
+        long position = reader.TokenStartIndex;
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Type, "a string", position);
+        }
+
+        // Look the identifier up as UTF-16 on the stack: the envelope then shares the registered
+        // identifier string and reading the type allocates nothing.
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        if (rawLength <= ScratchSize && !reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            Span<char> chars = stackalloc char[ScratchSize];
+            if (Encoding.UTF8.TryGetChars(reader.ValueSpan, chars, out int count) && MessageTypes.TryGet(chars[..count], out MessageTypeInfo? found))
+            {
+                return found;
+            }
+        }
+
+        string type = CheckedString(ref reader, CloudEventAttributeNames.Type);
+        if (type.Length == 0)
+        {
+            ThrowHelper.ThrowMissingAttributes(CloudEventAttributeNames.Type, position);
+        }
+
+        if (!MessageTypes.TryGet(type, out MessageTypeInfo? info))
+        {
+            ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, position);
+        }
+
+        return info;
+    }
+
+    private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, ref Scratch scratch)
+    {
+        if (reader.TokenType == JsonTokenType.Null)
+        {
+            return null;
+        }
+
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Time, "an RFC 3339 timestamp string", reader.TokenStartIndex);
+        }
+
+        if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset value))
+        {
+            ThrowHelper.ThrowInvalidTimestamp(CloudEventAttributeNames.Time, reader.TokenStartIndex);
+        }
+
+        return value;
+    }
+
+    private static bool TryReadTimestamp(ref Utf8JsonReader reader, ref Scratch scratch, out DateTimeOffset value)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            return Rfc3339.TryParse(reader.ValueSpan, out value);
+        }
+
+        value = default;
+        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        Span<byte> buffer = scratch;
+        return rawLength <= ScratchSize && Rfc3339.TryParse(buffer[..reader.CopyString(buffer)], out value);
+    }
+
+    private CloudEventAttributeValue ReadExtensionValue(ref Utf8JsonReader reader, string name, ref Scratch scratch)
+    {
+        long position = reader.TokenStartIndex;
+        Settings.ExtensionAttributeTypes.TryGetValue(name, out CloudEventAttributeType declared);
+        switch (reader.TokenType)
+        {
+            case JsonTokenType.True or JsonTokenType.False when declared is CloudEventAttributeType.None or CloudEventAttributeType.Boolean:
+                return CloudEventAttributeValue.FromBoolean(reader.TokenType == JsonTokenType.True);
+            case JsonTokenType.Number when declared is CloudEventAttributeType.None or CloudEventAttributeType.Integer:
+                if (!reader.TryGetInt32(out int integer))
+                {
+                    ThrowHelper.ThrowIntegerOutOfRange(name, position);
+                }
+
+                return CloudEventAttributeValue.FromInteger(integer);
+            case JsonTokenType.String:
+                return ReadStringExtension(ref reader, name, declared, ref scratch);
+            default:
+                ThrowHelper.ThrowWrongTokenType(name, declared == CloudEventAttributeType.None ? "a string, an integer or a boolean" : "of its declared type " + declared, position);
+                return default;
+        }
+    }
+
+    private CloudEventAttributeValue ReadStringExtension(ref Utf8JsonReader reader, string name, CloudEventAttributeType declared, ref Scratch scratch)
+    {
+        long position = reader.TokenStartIndex;
+        switch (declared)
+        {
+            case CloudEventAttributeType.None or CloudEventAttributeType.String:
+                return CloudEventAttributeValue.FromString(CheckedString(ref reader, name));
+            case CloudEventAttributeType.Binary:
+                if (!reader.TryGetBytesFromBase64(out byte[]? bytes))
+                {
+                    ThrowHelper.ThrowInvalidBase64(name, position);
+                }
+
+                ThrowHelper.CheckAttributeLength(bytes.Length, Settings.MaxAttributeValueLength, name, position);
+                return CloudEventAttributeValue.FromBinary(bytes);
+            case CloudEventAttributeType.Timestamp:
+                if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset timestamp))
+                {
+                    ThrowHelper.ThrowInvalidTimestamp(name, position);
+                }
+
+                return CloudEventAttributeValue.FromTimestamp(timestamp);
+            case CloudEventAttributeType.Uri:
+                string uri = CheckedString(ref reader, name);
+                if (!CloudEventRules.IsAbsoluteUri(uri))
+                {
+                    ThrowHelper.ThrowNotAbsoluteUri(name, position);
+                }
+
+                return CloudEventAttributeValue.FromUri(uri);
+            case CloudEventAttributeType.UriReference:
+                string reference = CheckedString(ref reader, name);
+                if (!CloudEventRules.IsUriReference(reference))
+                {
+                    ThrowHelper.ThrowNotUriReference(name, position);
+                }
+
+                return CloudEventAttributeValue.FromUriReference(reference);
+            default:
+                ThrowHelper.ThrowWrongTokenType(name, "of its declared type " + declared, position);
+                return default;
+        }
+    }
+}
