@@ -15,27 +15,27 @@ internal static class EnvelopeValidator
 
         if (!string.Equals(envelope.SpecVersion, CloudEventRules.SpecVersion10, StringComparison.Ordinal))
         {
-            ThrowHelper.ThrowInvalidAttribute("specversion", "must be \"1.0\"", position);
+            ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.SpecVersion, "must be \"1.0\"", position);
         }
 
         if (!CloudEventRules.IsUriReference(envelope.Source))
         {
-            ThrowHelper.ThrowInvalidAttribute("source", "must be a URI reference", position);
+            ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.Source, "must be a URI reference", position);
         }
 
         if (envelope.DataContentType is { } contentType && !CloudEventRules.IsMediaType(contentType))
         {
-            ThrowHelper.ThrowInvalidAttribute("datacontenttype", "must be an RFC 2046 media type (type/subtype)", position);
+            ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.DataContentType, "must be an RFC 2046 media type (type/subtype)", position);
         }
 
         if (envelope.DataSchema is { } schema && !CloudEventRules.IsAbsoluteUri(schema))
         {
-            ThrowHelper.ThrowInvalidAttribute("dataschema", "must be an absolute URI", position);
+            ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.DataSchema, "must be an absolute URI", position);
         }
 
         if (envelope.Subject is { Length: 0 })
         {
-            ThrowHelper.ThrowInvalidAttribute("subject", "must not be empty", position);
+            ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.Subject, "must not be empty", position);
         }
     }
 }

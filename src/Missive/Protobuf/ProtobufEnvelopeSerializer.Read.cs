@@ -129,7 +129,7 @@ public sealed partial class ProtobufEnvelopeSerializer
     {
         if (field == CloudEventProto.CloudEvent.ProtoDataField)
         {
-            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.UnsupportedFormat, "The event carries proto_data, which is not supported: publish protobuf payloads as binary_data.", position, "data");
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.UnsupportedFormat, "The event carries proto_data, which is not supported: publish protobuf payloads as binary_data", position, CloudEventAttributeNames.Data);
         }
 
         try
