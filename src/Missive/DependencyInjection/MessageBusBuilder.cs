@@ -160,8 +160,17 @@ public sealed class MessageBusBuilder
     /// <summary>Uses the in-memory broker as the transport, with the topology <paramref name="configure"/> sets up.</summary>
     /// <param name="configure">Creates queues, topics, subscriptions, buses and rules.</param>
     /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
     public MessageBusBuilder UseInMemoryBroker(Action<InMemoryBroker>? configure = null)
     {
+        foreach (ServiceDescriptor descriptor in Services)
+        {
+            if (descriptor.ServiceType == typeof(IMessageTransport) && !HasInMemoryBroker())
+            {
+                throw new MessageBusConfigurationException("A transport is already configured for the bus; call UseInMemoryBroker or another transport's Use method once, not both.");
+            }
+        }
+
         Services.TryAddSingleton(sp =>
         {
             var broker = new InMemoryBroker(sp.GetService<TimeProvider>());
@@ -170,6 +179,19 @@ public sealed class MessageBusBuilder
         });
         Services.TryAddSingleton<IMessageTransport>(sp => sp.GetRequiredService<InMemoryBroker>());
         return this;
+    }
+
+    private bool HasInMemoryBroker()
+    {
+        foreach (ServiceDescriptor descriptor in Services)
+        {
+            if (descriptor.ServiceType == typeof(InMemoryBroker))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
     private MessageBusBuilder AddRoute<T>(RouteKind kind, string target, EnvelopeFormat? format)

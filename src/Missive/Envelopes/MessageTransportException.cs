@@ -2,7 +2,14 @@ using System;
 
 namespace Missive;
 
-/// <summary>Thrown when a transport refuses a call: an unknown queue, topic or bus, or a message over its limits or rules.</summary>
+/// <summary>
+/// Thrown when a transport refuses or fails a call: an unknown queue, topic or bus, a message over its
+/// limits or rules, or a service error that retrying did not cure.
+/// </summary>
+/// <remarks>
+/// For a service error, <see cref="ErrorCode"/>, <see cref="RequestId"/> and <see cref="StatusCode"/> say
+/// what the service answered. The message never holds a message body.
+/// </remarks>
 public sealed class MessageTransportException : MissiveException
 {
     /// <summary>Creates the exception.</summary>
@@ -19,4 +26,16 @@ public sealed class MessageTransportException : MissiveException
         : base(message, innerException)
     {
     }
+
+    /// <summary>Gets the service's error code (for example <c>AWS.SimpleQueueService.NonExistentQueue</c> or <c>ThrottlingException</c>), or <c>null</c>.</summary>
+    public string? ErrorCode { get; init; }
+
+    /// <summary>Gets the id the service gave the failed request, for its support and logs, or <c>null</c>.</summary>
+    public string? RequestId { get; init; }
+
+    /// <summary>Gets the HTTP status of the service's answer, or <c>null</c> when there was none (a connection failure or a local refusal).</summary>
+    public int? StatusCode { get; init; }
+
+    /// <summary>Gets whether the failure is transient (throttling, a server error, a timeout or a lost connection): the same call may succeed later.</summary>
+    public bool IsTransient { get; init; }
 }

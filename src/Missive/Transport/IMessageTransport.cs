@@ -7,8 +7,13 @@ namespace Missive.Transport;
 
 /// <summary>
 /// The operations the bus needs from SQS, SNS and EventBridge. The in-memory broker implements it;
-/// an AWS SDK adapter can implement it for the real services.
+/// the Missive.Aws package implements it for the real services.
 /// </summary>
+/// <remarks>
+/// The batch operations have default implementations that make one call per entry, so a transport
+/// only overrides them when its service has batch calls. Each entry of a batch succeeds or fails on
+/// its own; a batch call throws only when no entry could be attempted.
+/// </remarks>
 public interface IMessageTransport
 {
     /// <summary>Sends a message to a queue.</summary>
@@ -55,4 +60,58 @@ public interface IMessageTransport
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns><c>false</c> when the receipt is no longer current.</returns>
     Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default);
+
+    /// <summary>Sends several messages; they may go to different queues.</summary>
+    /// <param name="requests">The messages. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per request, in request order.</returns>
+    Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+        => OneByOneAsync(requests, async (request, ct) => (true, await SendAsync(request, ct).ConfigureAwait(false)), cancellationToken);
+
+    /// <summary>Publishes several messages; they may go to different topics.</summary>
+    /// <param name="requests">The messages. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per request, in request order.</returns>
+    Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
+        => OneByOneAsync(requests, async (request, ct) => (true, await PublishAsync(request, ct).ConfigureAwait(false)), cancellationToken);
+
+    /// <summary>Deletes several received messages of one queue.</summary>
+    /// <param name="queueName">The queue.</param>
+    /// <param name="receiptHandles">The receipt handles. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per receipt handle, in order; an entry whose receipt is no longer current fails.</returns>
+    Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+        => OneByOneAsync(receiptHandles, async (handle, ct) => (await DeleteAsync(queueName, handle, ct).ConfigureAwait(false), (string?)null), cancellationToken);
+
+    /// <summary>Changes the visibility of several received messages of one queue.</summary>
+    /// <param name="queueName">The queue.</param>
+    /// <param name="receiptHandles">The receipt handles. Must not be null.</param>
+    /// <param name="visibilityTimeout">The new timeout from now, for every message.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per receipt handle, in order; an entry whose receipt is no longer current fails.</returns>
+    Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+        => OneByOneAsync(receiptHandles, async (handle, ct) => (await ChangeVisibilityAsync(queueName, handle, visibilityTimeout, ct).ConfigureAwait(false), (string?)null), cancellationToken);
+
+    /// <summary>The batch calls of a transport without batch calls: one call per entry, each failure kept on its entry.</summary>
+    private static async Task<IReadOnlyList<BatchEntryResult>> OneByOneAsync<TItem>(IReadOnlyList<TItem> items, Func<TItem, CancellationToken, Task<(bool Current, string? MessageId)>> call, CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(items);
+        var results = new BatchEntryResult[items.Count];
+        for (int i = 0; i < items.Count; i++)
+        {
+            try
+            {
+                (bool current, string? messageId) = await call(items[i], cancellationToken).ConfigureAwait(false);
+                results[i] = current
+                    ? BatchEntryResult.Success(i, messageId)
+                    : new BatchEntryResult(i, null, "ReceiptHandleIsInvalid", "The receipt is no longer current.", SenderFault: true);
+            }
+            catch (MessageTransportException e)
+            {
+                results[i] = BatchEntryResult.Failure(i, e);
+            }
+        }
+
+        return results;
+    }
 }

@@ -1,0 +1,218 @@
+using System;
+using System.Collections.Generic;
+using System.Net.Http;
+using System.Threading;
+using System.Threading.Tasks;
+using Amazon.Runtime.Signing;
+using Missive.Aws.EventBridge;
+using Missive.Aws.Protocol;
+using Missive.Aws.Sns;
+using Missive.Aws.Sqs;
+using Missive.Transport;
+
+namespace Missive.Aws;
+
+/// <summary>
+/// The bus's transport on Amazon SQS, SNS and EventBridge: their HTTP protocols spoken over
+/// <see cref="HttpClient"/> (SQS: AWS JSON 1.0; SNS: Query; EventBridge: AWS JSON 1.1), every request signed
+/// by AWSSDK.Core's <see cref="SigV4SigningHandler"/>, failures retried as AWS's standard retry mode says.
+/// </summary>
+/// <remarks>
+/// <para>Queues are named by name or URL; names are resolved once with <c>GetQueueUrl</c>. Topics are named
+/// by ARN, or by a name configured in <see cref="AwsTransportOptions.TopicArns"/>. Event buses by name or ARN.</para>
+/// <para>Every receive asks for all message attributes and for the system attributes the bus reads. The MD5
+/// digests SQS returns are checked on send and receive. Failures surface as <see cref="MessageTransportException"/>
+/// with the AWS error code and request id, never the message body.</para>
+/// <para>Register it with <c>bus.UseAws(...)</c>, or create it directly (then dispose it).</para>
+/// </remarks>
+public sealed class AwsTransport : IMessageTransport, IDisposable
+{
+    private readonly SqsClient _sqs;
+    private readonly SnsClient _sns;
+    private readonly EventBridgeClient _eventBridge;
+    private readonly List<HttpClient> _owned = [];
+
+    /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them).</summary>
+    /// <param name="options">The options. Must not be null.</param>
+    /// <exception cref="MessageBusConfigurationException">The region, the credentials or an endpoint cannot be resolved.</exception>
+    public AwsTransport(AwsTransportOptions options)
+        : this(options, AwsSettings.Resolve(options, Environment.GetEnvironmentVariable), null, TimeProvider.System)
+    {
+    }
+
+    internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        Settings = settings;
+        Retry = new AwsRetryStrategy(options.MaxAttempts, options.MaxBackoff, timeProvider);
+        HttpClient Client(string signingName)
+        {
+            if (httpClients is not null)
+            {
+                return httpClients(signingName);
+            }
+
+            var client = new HttpClient(CreateSigningHandler(settings, signingName)) { Timeout = Timeout.InfiniteTimeSpan };
+            _owned.Add(client);
+            return client;
+        }
+
+        _sqs = new SqsClient(
+            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, ("x-amzn-query-mode", "true")),
+            new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal),
+            options.VerifyMessageDigests);
+        _sns = new SnsClient(
+            new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout),
+            new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal));
+        _eventBridge = new EventBridgeClient(
+            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout));
+    }
+
+    /// <summary>Gets the region the transport signs for.</summary>
+    public string Region => Settings.Region.SystemName;
+
+    /// <summary>Gets the SQS endpoint.</summary>
+    public Uri SqsEndpoint => Settings.SqsEndpoint;
+
+    /// <summary>Gets the SNS endpoint.</summary>
+    public Uri SnsEndpoint => Settings.SnsEndpoint;
+
+    /// <summary>Gets the EventBridge endpoint.</summary>
+    public Uri EventBridgeEndpoint => Settings.EventBridgeEndpoint;
+
+    internal AwsSettings Settings { get; }
+
+    internal AwsRetryStrategy Retry { get; }
+
+    /// <inheritdoc />
+    public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return _sqs.SendAsync(request, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(request);
+        return _sns.PublishAsync(request, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entry);
+        return _eventBridge.PutEventAsync(entry, cancellationToken);
+    }
+
+    /// <inheritdoc />
+    public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        => _sqs.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
+
+    /// <inheritdoc />
+    public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default)
+        => _sqs.DeleteAsync(queueName, receiptHandle, cancellationToken);
+
+    /// <inheritdoc />
+    public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+        => _sqs.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
+
+    /// <inheritdoc />
+    public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var results = new BatchEntryResult[requests.Count];
+        foreach (KeyValuePair<string, List<(int, SqsSendRequest)>> queue in GroupBy(requests, static r => r.QueueName))
+        {
+            foreach (BatchEntryResult result in await _sqs.SendBatchAsync(queue.Key, queue.Value, cancellationToken).ConfigureAwait(false))
+            {
+                results[result.Index] = result;
+            }
+        }
+
+        return results;
+    }
+
+    /// <inheritdoc />
+    public async Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var results = new BatchEntryResult[requests.Count];
+        foreach (KeyValuePair<string, List<(int, SnsPublishRequest)>> topic in GroupBy(requests, static r => r.TopicArn))
+        {
+            foreach (BatchEntryResult result in await _sns.PublishBatchAsync(topic.Key, topic.Value, cancellationToken).ConfigureAwait(false))
+            {
+                results[result.Index] = result;
+            }
+        }
+
+        return results;
+    }
+
+    /// <summary>Puts several events, in calls of at most 10 entries.</summary>
+    /// <param name="entries">The events. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per event, in order; EventBridge fails entries one by one.</returns>
+    public async Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(entries);
+        return await _eventBridge.PutEventsAsync(entries, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc />
+    public async Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(receiptHandles);
+        return await _sqs.DeleteBatchAsync(queueName, receiptHandles, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <inheritdoc />
+    public async Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(receiptHandles);
+        return await _sqs.ChangeVisibilityBatchAsync(queueName, receiptHandles, visibilityTimeout, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Gets a queue's URL: the URL given, a configured one, or <c>GetQueueUrl</c>'s answer (asked once, then cached).</summary>
+    /// <param name="queueName">The queue name or URL.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>The URL.</returns>
+    public Task<string> GetQueueUrlAsync(string queueName, CancellationToken cancellationToken = default)
+        => _sqs.GetQueueUrlAsync(queueName, cancellationToken);
+
+    /// <summary>Releases the HTTP clients the transport created itself.</summary>
+    public void Dispose()
+    {
+        foreach (HttpClient client in _owned)
+        {
+            client.Dispose();
+        }
+
+        _owned.Clear();
+    }
+
+    /// <summary>
+    /// The handler chain below the transport's retries: AWSSDK.Core's SigV4 handler over a socket handler
+    /// that never follows redirects (a followed redirect would not be signed again).
+    /// </summary>
+    internal static HttpMessageHandler CreateSigningHandler(AwsSettings settings, string signingName)
+        => new SigV4SigningHandler(settings.Credentials, settings.Region, signingName, new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) });
+
+    private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
+    {
+        var groups = new Dictionary<string, List<(int, T)>>(StringComparer.Ordinal);
+        for (int i = 0; i < items.Count; i++)
+        {
+            T item = items[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(items));
+            string name = key(item);
+            if (!groups.TryGetValue(name, out List<(int, T)>? group))
+            {
+                groups[name] = group = [];
+            }
+
+            group.Add((i, item));
+        }
+
+        return groups;
+    }
+}

@@ -1,0 +1,71 @@
+using System;
+using System.Collections.Generic;
+using Amazon.Runtime;
+
+namespace Missive.Aws;
+
+/// <summary>
+/// How <see cref="AwsTransport"/> reaches Amazon SQS, SNS and EventBridge. Every setting has a default
+/// that works on AWS: credentials and region from AWSSDK.Core's default chains, endpoints from the
+/// region's partition, AWS standard-mode retries.
+/// </summary>
+/// <remarks>
+/// <para>Endpoints, in order of precedence: <see cref="SqsServiceUrl"/> (likewise SNS, EventBridge),
+/// <see cref="ServiceUrl"/>, the environment variables <c>AWS_ENDPOINT_URL_SQS</c>, <c>AWS_ENDPOINT_URL_SNS</c>,
+/// <c>AWS_ENDPOINT_URL_EVENTBRIDGE</c>, then <c>AWS_ENDPOINT_URL</c> (both ignored when
+/// <c>AWS_IGNORE_CONFIGURED_ENDPOINT_URLS</c> is <c>true</c>), then <c>https://sqs.{region}.{partition DNS suffix}</c>
+/// (<c>sns.</c>, <c>events.</c>).</para>
+/// <para>From configuration (<c>UseAws(configuration.GetSection("Missive:Aws"))</c>), every property but
+/// <see cref="Credentials"/> binds by name; TimeSpans as <c>hh:mm:ss</c>; <see cref="QueueUrls"/> and
+/// <see cref="TopicArns"/> as sections of name/value pairs.</para>
+/// </remarks>
+public sealed class AwsTransportOptions
+{
+    /// <summary>Gets or sets the region (for example <c>eu-west-1</c>), or <c>null</c> for AWSSDK.Core's chain (<c>AWS_REGION</c>, the profile, instance metadata).</summary>
+    public string? Region { get; set; }
+
+    /// <summary>Gets or sets an endpoint for every service (for example a local emulator), or <c>null</c>.</summary>
+    public Uri? ServiceUrl { get; set; }
+
+    /// <summary>Gets or sets the SQS endpoint, or <c>null</c>.</summary>
+    public Uri? SqsServiceUrl { get; set; }
+
+    /// <summary>Gets or sets the SNS endpoint, or <c>null</c>.</summary>
+    public Uri? SnsServiceUrl { get; set; }
+
+    /// <summary>Gets or sets the EventBridge endpoint, or <c>null</c>.</summary>
+    public Uri? EventBridgeServiceUrl { get; set; }
+
+    /// <summary>Gets or sets the credentials, or <c>null</c> for <see cref="Profile"/> or AWSSDK.Core's default chain (environment, profiles, web identity, container, instance metadata).</summary>
+    public AWSCredentials? Credentials { get; set; }
+
+    /// <summary>Gets or sets the shared-credentials profile to sign with, or <c>null</c> for the default chain.</summary>
+    public string? Profile { get; set; }
+
+    /// <summary>
+    /// Gets queue URLs by queue name, for queues that <c>GetQueueUrl</c> should not be asked for (another
+    /// account's queue, or a caller without <c>sqs:GetQueueUrl</c>). Other names are resolved once and cached.
+    /// </summary>
+    public IDictionary<string, Uri> QueueUrls { get; } = new Dictionary<string, Uri>(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Gets topic ARNs by topic name. SNS names topics by ARN only: a publisher configured with a name
+    /// needs an entry here (a publisher configured with an ARN does not).
+    /// </summary>
+    public IDictionary<string, string> TopicArns { get; } = new Dictionary<string, string>(StringComparer.Ordinal);
+
+    /// <summary>Gets or sets how many times a call is tried in all, the first attempt included (AWS standard mode: 3).</summary>
+    public int MaxAttempts { get; set; } = 3;
+
+    /// <summary>Gets or sets the longest wait between attempts (AWS standard mode: 20 seconds).</summary>
+    public TimeSpan MaxBackoff { get; set; } = TimeSpan.FromSeconds(20);
+
+    /// <summary>Gets or sets how long one attempt may take before it is abandoned and retried; a long poll gets its wait time on top. Default 30 seconds.</summary>
+    public TimeSpan AttemptTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>
+    /// Gets or sets whether the MD5 digests SQS returns for message bodies and attributes are checked
+    /// (on send and on receive). Default <c>true</c>; a mismatch is a <see cref="MessageTransportException"/>.
+    /// </summary>
+    public bool VerifyMessageDigests { get; set; } = true;
+}

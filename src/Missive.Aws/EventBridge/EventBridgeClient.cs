@@ -1,0 +1,149 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Aws.Protocol;
+using Missive.Transport;
+
+namespace Missive.Aws.EventBridge;
+
+/// <summary>
+/// Amazon EventBridge's PutEvents over AWS JSON 1.1 (https://docs.aws.amazon.com/eventbridge/latest/APIReference/API_PutEvents.html):
+/// <c>X-Amz-Target: AWSEvents.PutEvents</c>, entries with <c>Source</c>, <c>DetailType</c>, <c>Detail</c>,
+/// <c>EventBusName</c>, <c>Resources</c> and <c>Time</c> (epoch seconds). An HTTP 200 answer can still fail
+/// entries (<c>FailedEntryCount</c>, an <c>ErrorCode</c> per entry): a failed entry is an error, never dropped.
+/// </summary>
+internal sealed class EventBridgeClient
+{
+    /// <summary>The most entries one PutEvents call takes.</summary>
+    public const int MaxBatchEntries = 10;
+
+    private const string ContentType = "application/x-amz-json-1.1";
+    private const string Target = "AWSEvents.PutEvents";
+
+    private readonly AwsServiceClient _service;
+
+    public EventBridgeClient(AwsServiceClient service) => _service = service;
+
+    /// <summary>Puts one event; a transient entry failure (throttling, an internal failure) is retried like a failed call.</summary>
+    /// <exception cref="MessageTransportException">The call or the entry failed for good.</exception>
+    public async Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken)
+    {
+        byte[] body = Body([entry], 0, 1);
+        string? eventId = null;
+        await _service.PostAsync("PutEvents", ContentType, Target, body, TimeSpan.Zero, cancellationToken, response =>
+        {
+            BatchEntryResult result = ReadAnswer(response, 1)[0];
+            if (result.Succeeded)
+            {
+                eventId = result.MessageId;
+                return null;
+            }
+
+            return new AwsServiceFailure($"The event was not put on bus '{entry.EventBusName}': {result.ErrorMessage}", result.ErrorCode, response.RequestId, 200, result.SenderFault);
+        }).ConfigureAwait(false);
+        return eventId!;
+    }
+
+    /// <summary>Puts events in calls of at most 10 entries; one result per entry, in order. Failed entries are not retried here.</summary>
+    public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken)
+    {
+        var results = new BatchEntryResult[entries.Count];
+        for (int start = 0; start < entries.Count; start += MaxBatchEntries)
+        {
+            int end = Math.Min(start + MaxBatchEntries, entries.Count);
+            AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, Body(entries, start, end), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+            BatchEntryResult[] chunk = ReadAnswer(response, end - start);
+            for (int i = 0; i < chunk.Length; i++)
+            {
+                results[start + i] = chunk[i] with { Index = start + i };
+            }
+        }
+
+        return results;
+    }
+
+    private static byte[] Body(IReadOnlyList<EventBridgeEntry> entries, int start, int end)
+        => AwsJson.Write((entries, start, end), static (w, s) =>
+        {
+            w.WriteStartArray("Entries");
+            for (int i = s.start; i < s.end; i++)
+            {
+                EventBridgeEntry entry = s.entries[i];
+                w.WriteStartObject();
+                if (entry.Time is { } time)
+                {
+                    w.WriteNumber("Time", time.ToUnixTimeMilliseconds() / 1000m);
+                }
+
+                w.WriteString("Source", entry.Source);
+                if (entry.Resources.Count > 0)
+                {
+                    w.WriteStartArray("Resources");
+                    foreach (string resource in entry.Resources)
+                    {
+                        w.WriteStringValue(resource);
+                    }
+
+                    w.WriteEndArray();
+                }
+
+                w.WriteString("DetailType", entry.DetailType);
+                w.WriteString("Detail", entry.Detail);
+                w.WriteString("EventBusName", entry.EventBusName);
+                w.WriteEndObject();
+            }
+
+            w.WriteEndArray();
+        });
+
+    /// <summary>Reads <c>{"FailedEntryCount": n, "Entries": [{"EventId"} | {"ErrorCode", "ErrorMessage"}]}</c>; entries answer in request order.</summary>
+    private static BatchEntryResult[] ReadAnswer(AwsResponse response, int count)
+    {
+        var results = new BatchEntryResult[count];
+        JsonElement list = default;
+        using JsonDocument? document = TryParse(response.Body);
+        if (document is not null)
+        {
+            list = AwsJson.Property(document.RootElement, "Entries");
+        }
+
+        int i = 0;
+        if (list.ValueKind == JsonValueKind.Array)
+        {
+            foreach (JsonElement entry in list.EnumerateArray())
+            {
+                if (i == count)
+                {
+                    break;
+                }
+
+                string? code = AwsJson.String(entry, "ErrorCode");
+                results[i] = code is null
+                    ? BatchEntryResult.Success(i, AwsJson.String(entry, "EventId"))
+                    : new BatchEntryResult(i, null, code, AwsJson.String(entry, "ErrorMessage"), SenderFault: !AwsErrorCodes.IsThrottling(code, null) && !AwsErrorCodes.IsTransient(code, null));
+                i++;
+            }
+        }
+
+        for (; i < count; i++)
+        {
+            results[i] = new BatchEntryResult(i, null, "NoAnswer", "EventBridge did not report on this entry.", false);
+        }
+
+        return results;
+    }
+
+    private static JsonDocument? TryParse(byte[] body)
+    {
+        try
+        {
+            return JsonDocument.Parse(body);
+        }
+        catch (JsonException)
+        {
+            return null;
+        }
+    }
+}

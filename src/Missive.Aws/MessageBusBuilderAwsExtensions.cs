@@ -1,0 +1,80 @@
+using System;
+using System.Net.Http;
+using System.Threading;
+using Microsoft.Extensions.Configuration;
+using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Options;
+using Missive;
+using Missive.Aws;
+using Missive.Transport;
+
+namespace Microsoft.Extensions.DependencyInjection;
+
+/// <summary>Runs the bus on Amazon SQS, SNS and EventBridge.</summary>
+public static class MessageBusBuilderAwsExtensions
+{
+    /// <summary>The prefix of the named <see cref="HttpClient"/>s the transport uses (one per service: <c>Missive.Aws.sqs</c>, <c>.sns</c>, <c>.events</c>), for adding handlers.</summary>
+    public const string HttpClientNamePrefix = "Missive.Aws.";
+
+    /// <summary>Uses <see cref="AwsTransport"/> as the bus's transport.</summary>
+    /// <param name="bus">The bus builder. Must not be null.</param>
+    /// <param name="configure">Sets options in code, or <c>null</c> for the defaults.</param>
+    /// <returns>The builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
+    /// <remarks>The options are validated when the host starts, with messages that say how to fix them.</remarks>
+    public static MessageBusBuilder UseAws(this MessageBusBuilder bus, Action<AwsTransportOptions>? configure = null)
+        => UseAws(bus, configuration: null, configure);
+
+    /// <summary>Uses <see cref="AwsTransport"/> as the bus's transport, with options from a configuration section (keys named as the <see cref="AwsTransportOptions"/> properties).</summary>
+    /// <param name="bus">The bus builder. Must not be null.</param>
+    /// <param name="configuration">The section, for example <c>configuration.GetSection("Missive:Aws")</c>; or <c>null</c>.</param>
+    /// <param name="configure">Sets options in code after the section is bound, or <c>null</c>.</param>
+    /// <returns>The builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
+    public static MessageBusBuilder UseAws(this MessageBusBuilder bus, IConfiguration? configuration, Action<AwsTransportOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(bus);
+        IServiceCollection services = bus.Services;
+        foreach (ServiceDescriptor descriptor in services)
+        {
+            if (descriptor.ServiceType == typeof(IMessageTransport))
+            {
+                throw new MessageBusConfigurationException("A transport is already configured for the bus; call UseAws or UseInMemoryBroker once, not both.");
+            }
+        }
+
+        OptionsBuilder<AwsTransportOptions> options = services.AddOptions<AwsTransportOptions>();
+        if (configuration is not null)
+        {
+            options.Configure(o => AwsTransportOptionsBinder.Bind(o, configuration));
+        }
+
+        if (configure is not null)
+        {
+            options.Configure(configure);
+        }
+
+        options.ValidateOnStart();
+        services.AddSingleton<IValidateOptions<AwsTransportOptions>>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
+        services.TryAddSingleton(TimeProvider.System);
+        services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable));
+        foreach (string service in new[] { AwsSettings.SqsSigningName, AwsSettings.SnsSigningName, AwsSettings.EventBridgeSigningName })
+        {
+            services.AddHttpClient(HttpClientNamePrefix + service)
+                .ConfigureHttpClient(client => client.Timeout = Timeout.InfiniteTimeSpan)
+                .ConfigurePrimaryHttpMessageHandler(sp => AwsTransport.CreateSigningHandler(sp.GetRequiredService<AwsSettings>(), service));
+        }
+
+        services.TryAddSingleton(sp =>
+        {
+            IHttpClientFactory factory = sp.GetRequiredService<IHttpClientFactory>();
+            return new AwsTransport(
+                sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value,
+                sp.GetRequiredService<AwsSettings>(),
+                service => factory.CreateClient(HttpClientNamePrefix + service),
+                sp.GetRequiredService<TimeProvider>());
+        });
+        services.AddSingleton<IMessageTransport>(sp => sp.GetRequiredService<AwsTransport>());
+        return bus;
+    }
+}

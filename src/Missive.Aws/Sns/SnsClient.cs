@@ -1,0 +1,253 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.IO;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using System.Xml;
+using Missive.Aws.Protocol;
+using Missive.Transport;
+
+namespace Missive.Aws.Sns;
+
+/// <summary>
+/// Amazon SNS over its Query protocol (https://docs.aws.amazon.com/sns/latest/api/): <c>POST /</c> with a
+/// form body (<c>Action=Publish&amp;Version=2010-03-31&amp;…</c>, message attributes as
+/// <c>MessageAttributes.entry.N.Name</c> / <c>.Value.DataType</c> / <c>.Value.StringValue</c> / <c>.Value.BinaryValue</c>)
+/// and XML answers. Topics are named by ARN; a name is looked up in the configured <c>TopicArns</c>.
+/// </summary>
+internal sealed class SnsClient
+{
+    /// <summary>The most entries one PublishBatch call takes.</summary>
+    public const int MaxBatchEntries = 10;
+
+    private const string ContentType = "application/x-www-form-urlencoded; charset=utf-8";
+    private const string ApiVersion = "2010-03-31";
+
+    private readonly AwsServiceClient _service;
+    private readonly IReadOnlyDictionary<string, string> _topicArns;
+
+    public SnsClient(AwsServiceClient service, IReadOnlyDictionary<string, string> topicArns)
+    {
+        _service = service;
+        _topicArns = topicArns;
+    }
+
+    /// <summary>Gets a topic's ARN: an ARN as given, or the configured ARN of a name.</summary>
+    /// <exception cref="MessageTransportException">A name with no configured ARN.</exception>
+    public string GetTopicArn(string topic)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(topic);
+        if (topic.StartsWith("arn:", StringComparison.Ordinal))
+        {
+            return topic;
+        }
+
+        return _topicArns.TryGetValue(topic, out string? arn)
+            ? arn
+            : throw new MessageTransportException($"The SNS topic '{topic}' is named without an ARN: SNS needs the topic ARN. Configure it as TopicArns:{topic} in the Missive.Aws options, or name the topic by its ARN in AddSnsPublisher.")
+            {
+                ErrorCode = "TopicArnNotConfigured",
+            };
+    }
+
+    public async Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken)
+    {
+        var form = new QueryForm("Publish", ApiVersion);
+        form.Add("TopicArn", GetTopicArn(request.TopicArn));
+        AddMessage(form, string.Empty, request);
+        AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.ToBytes(), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+        string? messageId = null;
+        ReadXml(response, "Publish", reader =>
+        {
+            if (reader.LocalName == "MessageId")
+            {
+                messageId = reader.ReadElementContentAsString();
+                return true;
+            }
+
+            return false;
+        });
+        return messageId ?? throw new MessageTransportException("SNS Publish answered without a MessageId.") { ErrorCode = "MalformedResponse", RequestId = response.RequestId };
+    }
+
+    /// <summary>Publishes the requests of one topic in calls of at most 10 entries; results in request order.</summary>
+    public async Task<BatchEntryResult[]> PublishBatchAsync(string topic, IReadOnlyList<(int Index, SnsPublishRequest Request)> requests, CancellationToken cancellationToken)
+    {
+        string topicArn = GetTopicArn(topic);
+        var results = new BatchEntryResult[requests.Count];
+        for (int start = 0; start < requests.Count; start += MaxBatchEntries)
+        {
+            int end = Math.Min(start + MaxBatchEntries, requests.Count);
+            var form = new QueryForm("PublishBatch", ApiVersion);
+            form.Add("TopicArn", topicArn);
+            for (int i = start; i < end; i++)
+            {
+                string prefix = $"PublishBatchRequestEntries.member.{i - start + 1}.";
+                form.Add(prefix + "Id", (i - start).ToString(CultureInfo.InvariantCulture));
+                AddMessage(form, prefix, requests[i].Request);
+            }
+
+            AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.ToBytes(), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+            ReadBatchAnswer(response, start, end, results);
+        }
+
+        for (int i = 0; i < results.Length; i++)
+        {
+            results[i] = results[i] with { Index = requests[i].Index };
+        }
+
+        return results;
+    }
+
+    private static void AddMessage(QueryForm form, string prefix, SnsPublishRequest request)
+    {
+        form.Add(prefix + "Message", request.Message);
+        form.AddIfSet(prefix + "Subject", request.Subject);
+        form.AddIfSet(prefix + "MessageGroupId", request.MessageGroupId);
+        form.AddIfSet(prefix + "MessageDeduplicationId", request.MessageDeduplicationId);
+        int n = 0;
+        foreach (KeyValuePair<string, MessageAttributeValue> attribute in request.MessageAttributes)
+        {
+            string entry = $"{prefix}MessageAttributes.entry.{++n}.";
+            form.Add(entry + "Name", attribute.Key);
+            form.Add(entry + "Value.DataType", attribute.Value.DataType);
+            if (attribute.Value.IsBinary)
+            {
+                form.Add(entry + "Value.BinaryValue", Convert.ToBase64String(attribute.Value.BinaryValue.Span));
+            }
+            else
+            {
+                form.Add(entry + "Value.StringValue", attribute.Value.StringValue ?? string.Empty);
+            }
+        }
+    }
+
+    /// <summary>Reads a PublishBatch answer: <c>Successful/member</c> (Id, MessageId) and <c>Failed/member</c> (Id, Code, Message, SenderFault).</summary>
+    private static void ReadBatchAnswer(AwsResponse response, int start, int end, BatchEntryResult[] results)
+    {
+        var answered = new bool[end - start];
+        string? list = null;
+        Entry current = default;
+        void Finish()
+        {
+            if (current.Id is { } id && int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && offset < answered.Length && !answered[offset])
+            {
+                int i = start + offset;
+                results[i] = current.List == "Successful"
+                    ? BatchEntryResult.Success(i, current.MessageId)
+                    : new BatchEntryResult(i, null, current.Code ?? "Failed", current.Message, current.SenderFault);
+                answered[offset] = true;
+            }
+
+            current = default;
+        }
+
+        ReadXml(response, "PublishBatch", reader =>
+        {
+            switch (reader.LocalName)
+            {
+                case "Successful" or "Failed":
+                    Finish();
+                    list = reader.LocalName;
+                    return false;
+                case "member" when list is not null:
+                    Finish();
+                    current.List = list;
+                    return false;
+                case "Id":
+                    current.Id = reader.ReadElementContentAsString();
+                    return true;
+                case "MessageId":
+                    current.MessageId = reader.ReadElementContentAsString();
+                    return true;
+                case "Code":
+                    current.Code = reader.ReadElementContentAsString();
+                    return true;
+                case "Message":
+                    current.Message = reader.ReadElementContentAsString();
+                    return true;
+                case "SenderFault":
+                    current.SenderFault = reader.ReadElementContentAsString() == "true";
+                    return true;
+                default:
+                    return false;
+            }
+        });
+        Finish();
+        for (int i = 0; i < answered.Length; i++)
+        {
+            if (!answered[i])
+            {
+                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SNS did not report on this entry.", false);
+            }
+        }
+    }
+
+    /// <summary>Walks the answer's elements; <paramref name="onElement"/> returns <c>true</c> when it consumed the element's content.</summary>
+    private static void ReadXml(AwsResponse response, string operation, Func<XmlReader, bool> onElement)
+    {
+        try
+        {
+            using var reader = XmlReader.Create(new MemoryStream(response.Body), new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreWhitespace = true });
+            reader.MoveToContent();
+            while (!reader.EOF)
+            {
+                if (reader.NodeType == XmlNodeType.Element && onElement(reader))
+                {
+                    continue; // ReadElementContentAsString has moved past the element
+                }
+
+                reader.Read();
+            }
+        }
+        catch (XmlException e)
+        {
+            throw new MessageTransportException($"SNS {operation} answered with a body that is not XML.", e) { ErrorCode = "MalformedResponse", RequestId = response.RequestId };
+        }
+    }
+
+    /// <summary>One <c>member</c> of a PublishBatch answer, as it is read.</summary>
+    private struct Entry
+    {
+        public string? List;
+        public string? Id;
+        public string? MessageId;
+        public string? Code;
+        public string? Message;
+        public bool SenderFault;
+    }
+
+    /// <summary>An <c>application/x-www-form-urlencoded</c> body with RFC 3986 percent-encoding, as the Query protocol takes it.</summary>
+    private sealed class QueryForm
+    {
+        private readonly StringBuilder _text = new();
+
+        public QueryForm(string action, string version)
+        {
+            Add("Action", action);
+            Add("Version", version);
+        }
+
+        public void Add(string name, string value)
+        {
+            if (_text.Length > 0)
+            {
+                _text.Append('&');
+            }
+
+            _text.Append(Uri.EscapeDataString(name)).Append('=').Append(Uri.EscapeDataString(value));
+        }
+
+        public void AddIfSet(string name, string? value)
+        {
+            if (value is not null)
+            {
+                Add(name, value);
+            }
+        }
+
+        public byte[] ToBytes() => Encoding.UTF8.GetBytes(_text.ToString());
+    }
+}

@@ -1,0 +1,457 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Aws.Protocol;
+using Missive.Transport;
+
+namespace Missive.Aws.Sqs;
+
+/// <summary>
+/// Amazon SQS over its AWS JSON 1.0 protocol (https://docs.aws.amazon.com/AWSSimpleQueueService/latest/APIReference/):
+/// <c>POST /</c> with <c>X-Amz-Target: AmazonSQS.&lt;Operation&gt;</c>. Queues are named by URL in requests; a queue
+/// name is resolved once with <c>GetQueueUrl</c> and cached (until SQS says the queue does not exist).
+/// </summary>
+internal sealed class SqsClient
+{
+    /// <summary>The most entries one batch call takes.</summary>
+    public const int MaxBatchEntries = 10;
+
+    /// <summary>The largest payload (bodies and attributes) one SendMessageBatch call takes: 1 MiB.</summary>
+    public const int MaxBatchPayload = 1024 * 1024;
+
+    private const string ContentType = "application/x-amz-json-1.0";
+    private const string TargetPrefix = "AmazonSQS.";
+
+    /// <summary>The system attributes the bus reads, asked for on every receive (SQS returns none unasked).</summary>
+    private static readonly string[] SystemAttributeNames =
+    [
+        SqsSystemAttributes.ApproximateReceiveCount,
+        SqsSystemAttributes.ApproximateFirstReceiveTimestamp,
+        SqsSystemAttributes.SentTimestamp,
+        SqsSystemAttributes.MessageGroupId,
+        SqsSystemAttributes.MessageDeduplicationId,
+        SqsSystemAttributes.SequenceNumber,
+        SqsSystemAttributes.DeadLetterQueueSourceArn,
+    ];
+
+    private readonly AwsServiceClient _service;
+    private readonly IReadOnlyDictionary<string, Uri> _configuredUrls;
+    private readonly bool _verifyDigests;
+    private readonly ConcurrentDictionary<string, Task<string>> _queueUrls = new(StringComparer.Ordinal);
+
+    public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests)
+    {
+        _service = service;
+        _configuredUrls = configuredUrls;
+        _verifyDigests = verifyDigests;
+    }
+
+    /// <summary>Gets the URL of a queue: an absolute URL as given, a configured one, or <c>GetQueueUrl</c>'s answer (cached).</summary>
+    public Task<string> GetQueueUrlAsync(string queue, CancellationToken cancellationToken)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(queue);
+        if (Uri.TryCreate(queue, UriKind.Absolute, out Uri? absolute) && (absolute.Scheme == Uri.UriSchemeHttps || absolute.Scheme == Uri.UriSchemeHttp))
+        {
+            return Task.FromResult(queue);
+        }
+
+        if (_configuredUrls.TryGetValue(queue, out Uri? configured))
+        {
+            return Task.FromResult(configured.AbsoluteUri);
+        }
+
+        // One lookup per name, shared by concurrent callers and not cancelled by any one of them.
+        return _queueUrls.GetOrAdd(queue, static (name, self) => self.LookUpQueueUrlAsync(name), this).WaitAsync(cancellationToken);
+    }
+
+    public async Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(request.QueueName, cancellationToken).ConfigureAwait(false);
+        byte[] body = AwsJson.Write((request, url), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            WriteMessage(w, s.request);
+        });
+        using JsonDocument answer = await PostAsync("SendMessage", body, request.QueueName, cancellationToken).ConfigureAwait(false);
+        JsonElement root = answer.RootElement;
+        CheckSent(root, request, "SendMessage");
+        return AwsJson.String(root, "MessageId") ?? throw Malformed("SendMessage", "no MessageId");
+    }
+
+    /// <summary>Sends the requests of one queue in calls of at most 10 entries and 1 MiB; results in request order.</summary>
+    public async Task<BatchEntryResult[]> SendBatchAsync(string queue, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        var results = new BatchEntryResult[requests.Count];
+        int start = 0;
+        while (start < requests.Count)
+        {
+            // As many entries as fit in one call: at most 10, and at most 1 MiB of payload (one is always taken).
+            int end = start;
+            long payload = 0;
+            while (end < requests.Count && end - start < MaxBatchEntries)
+            {
+                long size = PayloadSize(requests[end].Request);
+                if (end > start && payload + size > MaxBatchPayload)
+                {
+                    break;
+                }
+
+                payload += size;
+                end++;
+            }
+
+            byte[] body = AwsJson.Write((requests, url, start, end), static (w, s) =>
+            {
+                w.WriteString("QueueUrl", s.url);
+                w.WriteStartArray("Entries");
+                for (int i = s.start; i < s.end; i++)
+                {
+                    w.WriteStartObject();
+                    w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
+                    WriteMessage(w, s.requests[i].Request);
+                    w.WriteEndObject();
+                }
+
+                w.WriteEndArray();
+            });
+            using JsonDocument answer = await PostAsync("SendMessageBatch", body, queue, cancellationToken).ConfigureAwait(false);
+            ReadBatchAnswer(answer.RootElement, start, end, results, (entry, i) =>
+            {
+                try
+                {
+                    CheckSent(entry, requests[i].Request, "SendMessageBatch");
+                    return BatchEntryResult.Success(i, AwsJson.String(entry, "MessageId"));
+                }
+                catch (MessageTransportException e)
+                {
+                    return BatchEntryResult.Failure(i, e); // this entry's digest did not match: only it failed
+                }
+            });
+            start = end;
+        }
+
+        for (int i = 0; i < results.Length; i++)
+        {
+            results[i] = results[i] with { Index = requests[i].Index };
+        }
+
+        return results;
+    }
+
+    public async Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queue, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        int waitSeconds = (int)Math.Clamp(Math.Ceiling(waitTime.TotalSeconds), 0, 20);
+        byte[] body = AwsJson.Write((url, maxMessages, waitSeconds, visibilityTimeout), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            w.WriteNumber("MaxNumberOfMessages", Math.Clamp(s.maxMessages, 1, 10));
+            w.WriteNumber("WaitTimeSeconds", s.waitSeconds);
+            if (s.visibilityTimeout is { } visibility)
+            {
+                w.WriteNumber("VisibilityTimeout", Seconds(visibility));
+            }
+
+            w.WriteStartArray("MessageAttributeNames");
+            w.WriteStringValue("All");
+            w.WriteEndArray();
+            w.WriteStartArray("MessageSystemAttributeNames");
+            foreach (string name in SystemAttributeNames)
+            {
+                w.WriteStringValue(name);
+            }
+
+            w.WriteEndArray();
+        });
+        AwsResponse response = await _service.PostAsync("ReceiveMessage", ContentType, TargetPrefix + "ReceiveMessage", body, TimeSpan.FromSeconds(waitSeconds), cancellationToken).ConfigureAwait(false);
+        using JsonDocument answer = Parse(response, "ReceiveMessage");
+        JsonElement messages = AwsJson.Property(answer.RootElement, "Messages");
+        if (messages.ValueKind != JsonValueKind.Array)
+        {
+            return [];
+        }
+
+        var received = new List<SqsMessage>(messages.GetArrayLength());
+        foreach (JsonElement message in messages.EnumerateArray())
+        {
+            received.Add(ReadMessage(message));
+        }
+
+        return received;
+    }
+
+    /// <summary>Deletes one message; <c>false</c> when SQS says the receipt handle is not valid.</summary>
+    public async Task<bool> DeleteAsync(string queue, string receiptHandle, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        byte[] body = AwsJson.Write((url, receiptHandle), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            w.WriteString("ReceiptHandle", s.receiptHandle);
+        });
+        return await PostUnlessStaleAsync("DeleteMessage", body, queue, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Changes one message's visibility; <c>false</c> when the receipt is not current (not in flight, or not valid).</summary>
+    public async Task<bool> ChangeVisibilityAsync(string queue, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        byte[] body = AwsJson.Write((url, receiptHandle, visibilityTimeout), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            w.WriteString("ReceiptHandle", s.receiptHandle);
+            w.WriteNumber("VisibilityTimeout", Seconds(s.visibilityTimeout));
+        });
+        return await PostUnlessStaleAsync("ChangeMessageVisibility", body, queue, cancellationToken).ConfigureAwait(false);
+    }
+
+    public Task<BatchEntryResult[]> DeleteBatchAsync(string queue, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken)
+        => ReceiptBatchAsync("DeleteMessageBatch", queue, receiptHandles, null, cancellationToken);
+
+    public Task<BatchEntryResult[]> ChangeVisibilityBatchAsync(string queue, IReadOnlyList<string> receiptHandles, TimeSpan visibilityTimeout, CancellationToken cancellationToken)
+        => ReceiptBatchAsync("ChangeMessageVisibilityBatch", queue, receiptHandles, visibilityTimeout, cancellationToken);
+
+    private async Task<BatchEntryResult[]> ReceiptBatchAsync(string operation, string queue, IReadOnlyList<string> receiptHandles, TimeSpan? visibilityTimeout, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        var results = new BatchEntryResult[receiptHandles.Count];
+        for (int start = 0; start < receiptHandles.Count; start += MaxBatchEntries)
+        {
+            int end = Math.Min(start + MaxBatchEntries, receiptHandles.Count);
+            byte[] body = AwsJson.Write((receiptHandles, url, start, end, visibilityTimeout), static (w, s) =>
+            {
+                w.WriteString("QueueUrl", s.url);
+                w.WriteStartArray("Entries");
+                for (int i = s.start; i < s.end; i++)
+                {
+                    w.WriteStartObject();
+                    w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
+                    w.WriteString("ReceiptHandle", s.receiptHandles[i]);
+                    if (s.visibilityTimeout is { } visibility)
+                    {
+                        w.WriteNumber("VisibilityTimeout", Seconds(visibility));
+                    }
+
+                    w.WriteEndObject();
+                }
+
+                w.WriteEndArray();
+            });
+            using JsonDocument answer = await PostAsync(operation, body, queue, cancellationToken).ConfigureAwait(false);
+            ReadBatchAnswer(answer.RootElement, start, end, results, static (_, i) => BatchEntryResult.Success(i, null));
+        }
+
+        return results;
+    }
+
+    private async Task<string> LookUpQueueUrlAsync(string queueName)
+    {
+        try
+        {
+            byte[] body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
+            AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body, TimeSpan.Zero, CancellationToken.None).ConfigureAwait(false);
+            using JsonDocument answer = Parse(response, "GetQueueUrl");
+            return AwsJson.String(answer.RootElement, "QueueUrl") ?? throw Malformed("GetQueueUrl", "no QueueUrl");
+        }
+        catch
+        {
+            _queueUrls.TryRemove(queueName, out _); // a failed lookup is not cached: the next call asks again
+            throw;
+        }
+    }
+
+    private async Task<JsonDocument> PostAsync(string operation, byte[] body, string queue, CancellationToken cancellationToken)
+    {
+        try
+        {
+            AwsResponse response = await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+            return Parse(response, operation);
+        }
+        catch (MessageTransportException e) when (IsNonExistentQueue(e.ErrorCode))
+        {
+            _queueUrls.TryRemove(queue, out _); // the queue may be created again under a new URL
+            throw;
+        }
+    }
+
+    private async Task<bool> PostUnlessStaleAsync(string operation, byte[] body, string queue, CancellationToken cancellationToken)
+    {
+        try
+        {
+            using JsonDocument answer = await PostAsync(operation, body, queue, cancellationToken).ConfigureAwait(false);
+            return true;
+        }
+        catch (MessageTransportException e) when (IsStaleReceipt(e.ErrorCode))
+        {
+            return false;
+        }
+    }
+
+    private static void WriteMessage(Utf8JsonWriter w, SqsSendRequest request)
+    {
+        w.WriteString("MessageBody", request.MessageBody);
+        if (request.Delay > TimeSpan.Zero)
+        {
+            w.WriteNumber("DelaySeconds", Seconds(request.Delay));
+        }
+
+        AwsJson.WriteAttributes(w, "MessageAttributes", request.MessageAttributes);
+        if (request.MessageGroupId is { } group)
+        {
+            w.WriteString("MessageGroupId", group);
+        }
+
+        if (request.MessageDeduplicationId is { } deduplication)
+        {
+            w.WriteString("MessageDeduplicationId", deduplication);
+        }
+    }
+
+    private SqsMessage ReadMessage(JsonElement message)
+    {
+        string body = AwsJson.String(message, "Body") ?? string.Empty;
+        Dictionary<string, MessageAttributeValue> attributes = AwsJson.ReadAttributes(AwsJson.Property(message, "MessageAttributes"));
+        string messageId = AwsJson.String(message, "MessageId") ?? string.Empty;
+        if (_verifyDigests)
+        {
+            CheckDigest("ReceiveMessage", "body", messageId, AwsJson.String(message, "MD5OfBody"), SqsMessageDigest.OfBody(body));
+            CheckDigest("ReceiveMessage", "message attributes", messageId, AwsJson.String(message, "MD5OfMessageAttributes"), SqsMessageDigest.OfAttributes(attributes));
+        }
+
+        var system = new Dictionary<string, string>(StringComparer.Ordinal);
+        JsonElement systemAttributes = AwsJson.Property(message, "Attributes");
+        if (systemAttributes.ValueKind == JsonValueKind.Object)
+        {
+            foreach (JsonProperty attribute in systemAttributes.EnumerateObject())
+            {
+                if (attribute.Value.ValueKind == JsonValueKind.String)
+                {
+                    system[attribute.Name] = attribute.Value.GetString()!;
+                }
+            }
+        }
+
+        return new SqsMessage
+        {
+            Body = body,
+            MessageId = messageId,
+            ReceiptHandle = AwsJson.String(message, "ReceiptHandle") ?? string.Empty,
+            SystemAttributes = system,
+            MessageAttributes = attributes,
+        };
+    }
+
+    private void CheckSent(JsonElement answer, SqsSendRequest request, string operation)
+    {
+        if (!_verifyDigests)
+        {
+            return;
+        }
+
+        string messageId = AwsJson.String(answer, "MessageId") ?? string.Empty;
+        CheckDigest(operation, "body", messageId, AwsJson.String(answer, "MD5OfMessageBody"), SqsMessageDigest.OfBody(request.MessageBody));
+        CheckDigest(operation, "message attributes", messageId, AwsJson.String(answer, "MD5OfMessageAttributes"), SqsMessageDigest.OfAttributes(request.MessageAttributes));
+    }
+
+    /// <summary>Compares a digest SQS returned with the one computed here; SQS returns no attribute digest for a message without attributes.</summary>
+    private static void CheckDigest(string operation, string what, string messageId, string? returned, string? computed)
+    {
+        if (returned is null && computed is null)
+        {
+            return;
+        }
+
+        if (!string.Equals(returned, computed, StringComparison.OrdinalIgnoreCase))
+        {
+            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the {what} of message {messageId} is {returned ?? "missing"}, expected {computed ?? "none"}; the message was corrupted in transit.")
+            {
+                ErrorCode = "DigestMismatch",
+            };
+        }
+    }
+
+    /// <summary>Fills <paramref name="results"/>[start..end) from a batch answer's <c>Successful</c> and <c>Failed</c> lists (entry ids are positions from <paramref name="start"/>).</summary>
+    private static void ReadBatchAnswer(JsonElement root, int start, int end, BatchEntryResult[] results, Func<JsonElement, int, BatchEntryResult> onSuccess)
+    {
+        var answered = new bool[end - start];
+        foreach (JsonElement entry in Entries(root, "Successful"))
+        {
+            int i = EntryIndex(entry, start, end);
+            results[i] = onSuccess(entry, i);
+            answered[i - start] = true;
+        }
+
+        foreach (JsonElement entry in Entries(root, "Failed"))
+        {
+            int i = EntryIndex(entry, start, end);
+            bool senderFault = AwsJson.Property(entry, "SenderFault").ValueKind == JsonValueKind.True;
+            results[i] = new BatchEntryResult(i, null, AwsJson.String(entry, "Code") ?? "Failed", AwsJson.String(entry, "Message"), senderFault);
+            answered[i - start] = true;
+        }
+
+        for (int i = 0; i < answered.Length; i++)
+        {
+            if (!answered[i])
+            {
+                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry.", false);
+            }
+        }
+
+    }
+
+    private static JsonElement.ArrayEnumerator Entries(JsonElement root, string name)
+    {
+        JsonElement list = AwsJson.Property(root, name);
+        return list.ValueKind == JsonValueKind.Array ? list.EnumerateArray() : default;
+    }
+
+    private static int EntryIndex(JsonElement entry, int start, int end)
+    {
+        string? id = AwsJson.String(entry, "Id");
+        return int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && start + offset < end
+            ? start + offset
+            : throw Malformed("batch", $"an entry id '{id}' that was not sent");
+    }
+
+    private static JsonDocument Parse(AwsResponse response, string operation)
+    {
+        try
+        {
+            return JsonDocument.Parse(response.Body.Length == 0 ? "{}"u8.ToArray() : response.Body);
+        }
+        catch (JsonException e)
+        {
+            throw new MessageTransportException($"SQS {operation} answered with a body that is not JSON.", e) { RequestId = response.RequestId, ErrorCode = "MalformedResponse" };
+        }
+    }
+
+    private static MessageTransportException Malformed(string operation, string what)
+        => new($"SQS {operation} answered with {what}.") { ErrorCode = "MalformedResponse" };
+
+    /// <summary>What a message counts towards a batch's size limit: its body, and its attributes' names, types and values.</summary>
+    private static long PayloadSize(SqsSendRequest request)
+    {
+        long size = Encoding.UTF8.GetByteCount(request.MessageBody);
+        foreach (KeyValuePair<string, MessageAttributeValue> attribute in request.MessageAttributes)
+        {
+            size += Encoding.UTF8.GetByteCount(attribute.Key) + Encoding.UTF8.GetByteCount(attribute.Value.DataType)
+                + (attribute.Value.IsBinary ? attribute.Value.BinaryValue.Length : Encoding.UTF8.GetByteCount(attribute.Value.StringValue ?? string.Empty));
+        }
+
+        return size;
+    }
+
+    private static int Seconds(TimeSpan value) => (int)Math.Clamp(Math.Ceiling(value.TotalSeconds), 0, int.MaxValue);
+
+    private static bool IsNonExistentQueue(string? code)
+        => code is "AWS.SimpleQueueService.NonExistentQueue" or "QueueDoesNotExist";
+
+    private static bool IsStaleReceipt(string? code)
+        => code is "ReceiptHandleIsInvalid" or "AWS.SimpleQueueService.MessageNotInflight" or "MessageNotInflight" or "InvalidReceiptHandle";
+}

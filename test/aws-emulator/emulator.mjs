@@ -1,0 +1,175 @@
+// Test harness for Missive.Aws, started by the .NET tests (never by hand in CI):
+//  - fauxqs, an SNS/SQS emulator written by others, listening on 127.0.0.1 and a free port;
+//  - in front of it, a proxy on 127.0.0.1 and a free port that recomputes every request's SigV4
+//    signature with @smithy/signature-v4 (the signer inside the AWS SDK for JavaScript) and refuses
+//    any mismatch with 403, injects faults on request, and answers EventBridge calls (fauxqs has no
+//    EventBridge) from a canned response while recording what was sent.
+// When both listen, one JSON line goes to stdout: {"proxy":"http://127.0.0.1:P","fauxqs":"http://127.0.0.1:Q"}.
+// The process ends when its standard input closes, so it never outlives the test run.
+//
+// Control endpoints (on the proxy, under /__control/):
+//   POST faults    body: [{ "kind": "status"|"throttle"|"drop"|"delay"|"dropResponse", "count": n,
+//                           "status": 500, "delayMs": 0, "match": "SendMessage" }]  (replaces the list)
+//   POST eventbridge  body: the JSON response PutEvents calls get (default: every entry succeeds)
+//   GET  captured  the EventBridge requests recorded so far (method, path, headers, body)
+//   GET  requests  the last 500 signed requests (method, path, headers, body), oldest first
+//   GET  stats     { verified, rejected, faults, forwarded }
+//   POST reset     clears faults, captures and stats
+import http from "node:http";
+import { once } from "node:events";
+import { buildApp } from "fauxqs";
+import { SignatureV4 } from "@smithy/signature-v4";
+import { Sha256 } from "@aws-crypto/sha256-js";
+
+const credentials = {
+  accessKeyId: process.env.MISSIVE_TEST_ACCESS_KEY ?? "AKIDMISSIVETEST",
+  secretAccessKey: process.env.MISSIVE_TEST_SECRET_KEY ?? "missive/test/secret/key/0123456789abcdef",
+};
+
+const app = buildApp({ logger: false, defaultRegion: "eu-west-1" });
+await app.listen({ port: 0, host: "127.0.0.1" });
+const fauxqsPort = app.server.address().port;
+
+const state = { faults: [], captured: [], requests: [], eventBridgeResponse: null, stats: { verified: 0, rejected: 0, faults: 0, forwarded: 0 } };
+
+/** The operation a request names: X-Amz-Target's suffix (JSON protocols) or the Query protocol's Action. */
+function operationOf(headers, body) {
+  const target = headers["x-amz-target"];
+  if (target) return target.substring(target.indexOf(".") + 1);
+  const match = /(?:^|&)Action=([^&]*)/.exec(body.toString("utf8"));
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+/** Recomputes the signature the way the AWS SDK for JavaScript would, with the scope the request claims. */
+async function verifySignature(req, body) {
+  const authorization = req.headers["authorization"] ?? "";
+  const parsed = /^AWS4-HMAC-SHA256 Credential=([^/]+)\/(\d{8})\/([^/]+)\/([^/]+)\/aws4_request, ?SignedHeaders=([^,]+), ?Signature=([0-9a-f]{64})$/.exec(authorization);
+  if (!parsed) return `no SigV4 Authorization header (${authorization ? "malformed" : "missing"})`;
+  const [, accessKeyId, , region, service, signedHeaders, signature] = parsed;
+  if (accessKeyId !== credentials.accessKeyId) return `unknown access key ${accessKeyId}`;
+  const amzDate = req.headers["x-amz-date"];
+  if (!amzDate) return "no x-amz-date header";
+  const url = new URL(req.url, `http://${req.headers.host}`);
+  const headers = {};
+  for (const name of signedHeaders.split(";")) {
+    const value = req.headers[name];
+    if (value === undefined) return `signed header ${name} is missing`;
+    headers[name] = Array.isArray(value) ? value.join(",") : value;
+  }
+  const query = {};
+  for (const [k, v] of url.searchParams) query[k] = v;
+  const signer = new SignatureV4({ credentials: { ...credentials, sessionToken: req.headers["x-amz-security-token"] }, region, service, sha256: Sha256, uriEscapePath: true, applyChecksum: false });
+  const date = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const signed = await signer.sign(
+    { method: req.method, protocol: "http:", hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers, body },
+    { signingDate: date, unsignableHeaders: new Set(), signableHeaders: new Set(Object.keys(headers)) });
+  const expected = /Signature=([0-9a-f]{64})/.exec(signed.headers["authorization"])[1];
+  return expected === signature ? null : `signature mismatch (expected ${expected}, got ${signature})`;
+}
+
+function takeFault(operation) {
+  for (const fault of state.faults) {
+    if (fault.count > 0 && (!fault.match || fault.match === operation)) {
+      fault.count--;
+      state.stats.faults++;
+      return fault;
+    }
+  }
+  return null;
+}
+
+function sendJson(res, status, value, headers = {}) {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify(value));
+}
+
+function errorResponse(res, req, status, code, message) {
+  const requestId = "fault-" + Math.random().toString(16).slice(2);
+  if (req.headers["x-amz-target"]) {
+    sendJson(res, status, { __type: code, message }, { "x-amzn-requestid": requestId, "x-amzn-query-error": `${code};Receiver` });
+  } else {
+    res.writeHead(status, { "content-type": "text/xml", "x-amzn-requestid": requestId });
+    res.end(`<ErrorResponse><Error><Type>Receiver</Type><Code>${code}</Code><Message>${message}</Message></Error><RequestId>${requestId}</RequestId></ErrorResponse>`);
+  }
+}
+
+async function control(req, res, body) {
+  const path = req.url.substring("/__control/".length);
+  if (path === "faults" && req.method === "POST") { state.faults = JSON.parse(body.toString("utf8")); return sendJson(res, 200, { ok: true }); }
+  if (path === "eventbridge" && req.method === "POST") { state.eventBridgeResponse = JSON.parse(body.toString("utf8")); return sendJson(res, 200, { ok: true }); }
+  if (path === "captured") return sendJson(res, 200, state.captured);
+  if (path === "requests") return sendJson(res, 200, state.requests);
+  if (path === "stats") return sendJson(res, 200, state.stats);
+  if (path === "reset" && req.method === "POST") {
+    state.faults = []; state.captured = []; state.requests = []; state.eventBridgeResponse = null;
+    state.stats = { verified: 0, rejected: 0, faults: 0, forwarded: 0 };
+    return sendJson(res, 200, { ok: true });
+  }
+  sendJson(res, 404, { error: "unknown control path" });
+}
+
+function forward(req, res, body) {
+  return new Promise((resolve) => {
+    const headers = { ...req.headers, host: `127.0.0.1:${fauxqsPort}` };
+    const upstream = http.request({ host: "127.0.0.1", port: fauxqsPort, method: req.method, path: req.url, headers }, (response) => {
+      const chunks = [];
+      response.on("data", (c) => chunks.push(c));
+      response.on("end", () => resolve({ status: response.statusCode, headers: response.headers, body: Buffer.concat(chunks) }));
+    });
+    upstream.on("error", (e) => resolve({ status: 502, headers: { "content-type": "text/plain" }, body: Buffer.from(String(e)) }));
+    upstream.end(body);
+  });
+}
+
+const proxy = http.createServer(async (req, res) => {
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const body = Buffer.concat(chunks);
+  if (req.url.startsWith("/__control/")) return control(req, res, body);
+
+  const problem = await verifySignature(req, body);
+  if (problem) {
+    state.stats.rejected++;
+    return errorResponse(res, req, 403, "SignatureDoesNotMatch", `Missive test proxy: ${problem}`);
+  }
+  state.stats.verified++;
+  state.requests.push({ method: req.method, path: req.url, headers: req.headers, body: body.toString("utf8") });
+  if (state.requests.length > 500) state.requests.shift();
+
+  const operation = operationOf(req.headers, body);
+  const fault = takeFault(operation);
+  if (fault) {
+    switch (fault.kind) {
+      case "status": return errorResponse(res, req, fault.status ?? 500, fault.code ?? "InternalError", "Injected server error");
+      case "throttle": return errorResponse(res, req, 400, fault.code ?? (req.headers["x-amz-target"] ? "ThrottlingException" : "Throttling"), "Rate exceeded (injected)");
+      case "drop": return req.socket.destroy();
+      case "delay": await new Promise((r) => setTimeout(r, fault.delayMs ?? 1000)); break;
+      case "dropResponse": break; // handled after forwarding
+    }
+  }
+
+  if ((req.headers["x-amz-target"] ?? "").startsWith("AWSEvents.")) {
+    const entries = JSON.parse(body.toString("utf8")).Entries ?? [];
+    state.captured.push({ method: req.method, path: req.url, headers: req.headers, body: body.toString("utf8") });
+    const response = state.eventBridgeResponse ?? { FailedEntryCount: 0, Entries: entries.map((_, i) => ({ EventId: `00000000-0000-0000-0000-${String(i).padStart(12, "0")}` })) };
+    return sendJson(res, 200, response, { "x-amzn-requestid": "eventbridge-capture" });
+  }
+
+  const upstream = await forward(req, res, body);
+  state.stats.forwarded++;
+  if (fault?.kind === "dropResponse") return req.socket.destroy(); // the request took effect; the caller never hears
+  const headers = { ...upstream.headers };
+  delete headers["transfer-encoding"];
+  delete headers["connection"];
+  res.writeHead(upstream.status, headers);
+  res.end(upstream.body);
+});
+proxy.keepAliveTimeout = 1000;
+proxy.listen(0, "127.0.0.1");
+await once(proxy, "listening");
+
+process.stdout.write(JSON.stringify({ proxy: `http://127.0.0.1:${proxy.address().port}`, fauxqs: `http://127.0.0.1:${fauxqsPort}` }) + "\n");
+
+process.stdin.resume();
+process.stdin.on("end", async () => { proxy.close(); await app.close(); process.exit(0); });
+process.stdin.on("error", () => process.exit(0));
