@@ -1,5 +1,4 @@
 using System;
-using System.IO;
 using System.Linq;
 using System.Net.Http;
 using System.Text.Json;
@@ -81,30 +80,28 @@ internal static class AwsErrorParser
 
     private static void ReadXml(byte[] body, ref string? code, ref string? message, ref string? fault, ref string? requestId)
     {
-        using var reader = XmlReader.Create(new MemoryStream(body), new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreWhitespace = true });
-        while (reader.Read())
+        string? c = null, m = null, f = null, r = requestId;
+        AwsXml.Walk(body, reader =>
         {
-            if (reader.NodeType != XmlNodeType.Element)
-            {
-                continue;
-            }
-
             switch (reader.LocalName)
             {
                 case "Code":
-                    code = reader.ReadElementContentAsString();
-                    break;
+                    c = reader.ReadElementContentAsString();
+                    return true;
                 case "Message":
-                    message = reader.ReadElementContentAsString();
-                    break;
+                    m = reader.ReadElementContentAsString();
+                    return true;
                 case "Type":
-                    fault = reader.ReadElementContentAsString();
-                    break;
+                    f = reader.ReadElementContentAsString();
+                    return true;
                 case "RequestId":
-                    requestId = reader.ReadElementContentAsString();
-                    break;
+                    r = reader.ReadElementContentAsString();
+                    return true;
+                default:
+                    return false;
             }
-        }
+        });
+        (code, message, fault, requestId) = (c, m, f, r);
     }
 
     /// <summary>The wait the service asked for, in milliseconds (<c>x-amz-retry-after</c>); invalid values are ignored.</summary>

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using System.IO;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -185,22 +184,12 @@ internal sealed class SnsClient
         }
     }
 
-    /// <summary>Walks the answer's elements; <paramref name="onElement"/> returns <c>true</c> when it consumed the element's content.</summary>
+    /// <summary>Walks the answer's elements (see <see cref="AwsXml.Walk"/>); a body that is not XML is a transport error.</summary>
     private static void ReadXml(AwsResponse response, string operation, Func<XmlReader, bool> onElement)
     {
         try
         {
-            using var reader = XmlReader.Create(new MemoryStream(response.Body), new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreWhitespace = true });
-            reader.MoveToContent();
-            while (!reader.EOF)
-            {
-                if (reader.NodeType == XmlNodeType.Element && onElement(reader))
-                {
-                    continue; // ReadElementContentAsString has moved past the element
-                }
-
-                reader.Read();
-            }
+            AwsXml.Walk(response.Body, onElement);
         }
         catch (XmlException e)
         {

@@ -17,7 +17,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
     [EmulatorFact]
     public async Task SendAndReceive_MessageWithAttributesOfEveryType_ArrivesIntactAndSigned()
     {
-        string queue = "sqs-roundtrip-" + Guid.NewGuid().ToString("N")[..8];
+        string queue = NewName("sqs-roundtrip");
         await Emulator.CreateQueueAsync(queue);
         using AwsTransport transport = Emulator.CreateTransport();
         ProxyStats before = await Emulator.StatsAsync();
@@ -50,5 +50,157 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         ProxyStats after = await Emulator.StatsAsync();
         Assert.Equal(before.Rejected, after.Rejected);
         Assert.True(after.Verified >= before.Verified + 3, "GetQueueUrl, SendMessage and ReceiveMessage were all signed and verified");
+    }
+
+    [EmulatorFact]
+    public async Task Batches_SendTwentyFiveReceiveAllDeleteAll_InCallsOfTen()
+    {
+        string queue = NewName("sqs-batch");
+        await Emulator.CreateQueueAsync(queue);
+        using AwsTransport transport = Emulator.CreateTransport();
+        await Emulator.ResetAsync();
+        var requests = new List<SqsSendRequest>();
+        for (int i = 0; i < 25; i++)
+        {
+            requests.Add(new SqsSendRequest
+            {
+                QueueName = queue,
+                MessageBody = $"message {i}",
+                MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["n"] = MessageAttributeValue.FromNumber(i.ToString(System.Globalization.CultureInfo.InvariantCulture)) },
+            });
+        }
+
+        IReadOnlyList<BatchEntryResult> sent = await transport.SendBatchAsync(requests);
+
+        Assert.Equal(25, sent.Count);
+        Assert.All(sent, r => Assert.True(r.Succeeded, r.ErrorMessage));
+        Assert.Equal(Enumerable.Range(0, 25), sent.Select(r => r.Index));
+        Assert.Equal(25, sent.Select(r => r.MessageId).Distinct().Count());
+        List<SqsMessage> received = await ReceiveAllAsync(transport, queue, 25);
+        Assert.Equal(Enumerable.Range(0, 25).Select(i => $"message {i}").Order(), received.Select(m => m.Body).Order());
+
+        IReadOnlyList<BatchEntryResult> deleted = await transport.DeleteBatchAsync(queue, received.Select(m => m.ReceiptHandle).ToList());
+
+        Assert.All(deleted, r => Assert.True(r.Succeeded, r.ErrorMessage));
+        Assert.Empty(await transport.ReceiveAsync(queue, 10, TimeSpan.Zero));
+        List<ProxyRequest> calls = await Emulator.RequestsAsync();
+        Assert.Equal(3, calls.Count(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.SendMessageBatch"));
+        Assert.Equal(3, calls.Count(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.DeleteMessageBatch"));
+    }
+
+    [EmulatorFact]
+    public async Task ChangeVisibility_ToZero_MakesTheMessageVisibleAgainWithAHigherReceiveCount()
+    {
+        string queue = NewName("sqs-visibility");
+        await Emulator.CreateQueueAsync(queue, new() { ["VisibilityTimeout"] = "60" });
+        using AwsTransport transport = Emulator.CreateTransport();
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "again" });
+
+        SqsMessage first = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
+        Assert.Empty(await transport.ReceiveAsync(queue, 1, TimeSpan.Zero)); // invisible for 60 s
+        Assert.True(await transport.ChangeVisibilityAsync(queue, first.ReceiptHandle, TimeSpan.Zero));
+        SqsMessage second = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
+
+        Assert.Equal(first.MessageId, second.MessageId);
+        Assert.Equal("2", second.SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]);
+        IReadOnlyList<BatchEntryResult> extended = await transport.ChangeVisibilityBatchAsync(queue, [second.ReceiptHandle], TimeSpan.FromSeconds(30));
+        Assert.True(Assert.Single(extended).Succeeded);
+        Assert.Empty(await transport.ReceiveAsync(queue, 1, TimeSpan.Zero));
+    }
+
+    [EmulatorFact]
+    public async Task Delete_DeletesOnce_AndAStaleReceiptStillSucceeds()
+    {
+        // SQS: deleting with a receipt handle whose message is gone succeeds (ReceiptHandleIsInvalid, for a
+        // malformed handle, is pinned by a unit test: fauxqs accepts any handle).
+        string queue = NewName("sqs-delete");
+        await Emulator.CreateQueueAsync(queue);
+        using AwsTransport transport = Emulator.CreateTransport();
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "x" });
+        SqsMessage message = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1), TimeSpan.Zero));
+
+        Assert.True(await transport.DeleteAsync(queue, message.ReceiptHandle));
+        Assert.True(await transport.DeleteAsync(queue, message.ReceiptHandle));
+        Assert.Empty(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
+    }
+
+    [EmulatorFact]
+    public async Task Receive_PastTheMaxReceiveCount_MovesTheMessageToTheDeadLetterQueue()
+    {
+        string queue = NewName("sqs-redrive");
+        string deadLetters = queue + "-dlq";
+        await Emulator.CreateQueueAsync(deadLetters);
+        await Emulator.CreateQueueAsync(queue, new()
+        {
+            ["VisibilityTimeout"] = "30",
+            ["RedrivePolicy"] = $"{{\"deadLetterTargetArn\":\"{AwsEmulator.QueueArn(deadLetters)}\",\"maxReceiveCount\":\"2\"}}",
+        });
+        using AwsTransport transport = Emulator.CreateTransport();
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "poison" });
+
+        for (int receive = 1; receive <= 2; receive++)
+        {
+            SqsMessage message = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
+            Assert.Equal(receive.ToString(System.Globalization.CultureInfo.InvariantCulture), message.SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]);
+            await transport.ChangeVisibilityAsync(queue, message.ReceiptHandle, TimeSpan.Zero);
+        }
+
+        Assert.Empty(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
+        SqsMessage dead = Assert.Single(await transport.ReceiveAsync(deadLetters, 1, TimeSpan.FromSeconds(1)));
+        Assert.Equal("poison", dead.Body);
+    }
+
+    [EmulatorFact]
+    public async Task QueueUrl_IsResolvedOnce_AndAnUnknownQueueFailsWithTheAwsCodeAndRequestId()
+    {
+        string queue = NewName("sqs-url");
+        string url = await Emulator.CreateQueueAsync(queue);
+        using AwsTransport transport = Emulator.CreateTransport();
+        await Emulator.ResetAsync();
+
+        for (int i = 0; i < 3; i++)
+        {
+            await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "m" + i });
+        }
+
+        Assert.Equal(url, await transport.GetQueueUrlAsync(queue));
+        List<ProxyRequest> calls = await Emulator.RequestsAsync();
+        Assert.Equal(1, calls.Count(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.GetQueueUrl"));
+        Assert.All(calls.Where(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.SendMessage"), c => Assert.Contains($"\"QueueUrl\":\"{url}\"", c.Body, StringComparison.Ordinal));
+
+        var missing = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = NewName("no-such-queue"), MessageBody = "m" }));
+        Assert.Equal("AWS.SimpleQueueService.NonExistentQueue", missing.ErrorCode);
+        Assert.Equal(400, missing.StatusCode);
+        Assert.False(missing.IsTransient);
+        Assert.False(string.IsNullOrEmpty(missing.RequestId));
+        Assert.DoesNotContain("\"m\"", missing.Message, StringComparison.Ordinal);
+    }
+
+    [EmulatorFact]
+    public async Task ConfiguredQueueUrl_IsUsedWithoutAskingSqs()
+    {
+        string queue = NewName("sqs-configured");
+        string url = await Emulator.CreateQueueAsync(queue);
+        using AwsTransport transport = Emulator.CreateTransport(o => o.QueueUrls["orders"] = new Uri(url));
+        await Emulator.ResetAsync();
+
+        await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "via configured url" });
+
+        Assert.Equal("via configured url", Assert.Single(await transport.ReceiveAsync("orders", 1, TimeSpan.FromSeconds(1))).Body);
+        Assert.DoesNotContain(await Emulator.RequestsAsync(), c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.GetQueueUrl");
+    }
+
+    internal static string NewName(string prefix) => prefix + "-" + Guid.NewGuid().ToString("N")[..10];
+
+    internal static async Task<List<SqsMessage>> ReceiveAllAsync(IMessageTransport transport, string queue, int expected, TimeSpan? visibility = null)
+    {
+        var all = new List<SqsMessage>();
+        DateTime deadline = DateTime.UtcNow.AddSeconds(20);
+        while (all.Count < expected && DateTime.UtcNow < deadline)
+        {
+            all.AddRange(await transport.ReceiveAsync(queue, 10, TimeSpan.FromSeconds(1), visibility ?? TimeSpan.FromSeconds(60)));
+        }
+
+        return all;
     }
 }
