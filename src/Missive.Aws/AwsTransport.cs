@@ -196,7 +196,11 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// that never follows redirects (a followed redirect would not be signed again).
     /// </summary>
     internal static HttpMessageHandler CreateSigningHandler(AwsSettings settings, string signingName)
-        => new SigV4SigningHandler(settings.Credentials, settings.Region, signingName, new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) });
+        => CreateSigningHandler(settings.Credentials, settings.Region, signingName, new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) });
+
+    /// <summary>The signing handler over <paramref name="inner"/>; <paramref name="signedAt"/> fixes the signing time (the published test vectors), else the clock is used.</summary>
+    internal static DelegatingHandler CreateSigningHandler(Amazon.Runtime.AWSCredentials credentials, Amazon.RegionEndpoint region, string signingName, HttpMessageHandler inner, DateTime? signedAt = null)
+        => new SigV4SigningHandler(new AWSSigV4Parameters { Credentials = credentials, Region = region, Service = signingName, SignedAt = signedAt }, inner);
 
     private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
     {
