@@ -102,7 +102,9 @@ internal sealed class AwsRetryStrategy
 
     private async ValueTask<bool> ShouldRetryAsync(RetryPredicateArguments<object> args)
     {
-        if (args.Outcome.Exception is not AwsServiceFailure { IsTransient: true } failure || args.Context.CancellationToken.IsCancellationRequested)
+        // Polly asks about the last attempt's outcome too: no retry follows it, so it costs nothing.
+        if (args.Outcome.Exception is not AwsServiceFailure { IsTransient: true } failure || args.Context.CancellationToken.IsCancellationRequested
+            || args.AttemptNumber >= MaxAttempts - 1)
         {
             return false;
         }
