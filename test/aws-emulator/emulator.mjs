@@ -8,8 +8,9 @@
 // The process ends when its standard input closes, so it never outlives the test run.
 //
 // Control endpoints (on the proxy, under /__control/):
-//   POST faults    body: [{ "kind": "status"|"throttle"|"drop"|"delay"|"dropResponse", "count": n,
+//   POST faults    body: [{ "kind": "status"|"throttle"|"drop"|"delay"|"dropResponse", "count": n, "every": k,
 //                           "status": 500, "delayMs": 0, "match": "SendMessage" }]  (replaces the list)
+//                  a fault fires on every k-th request it matches (k = 1 by default), n times in all
 //   POST eventbridge  body: the JSON response PutEvents calls get (default: every entry succeeds)
 //   GET  captured  the EventBridge requests recorded so far (method, path, headers, body)
 //   GET  requests  the last 500 signed requests (method, path, headers, body), oldest first
@@ -70,6 +71,8 @@ async function verifySignature(req, body) {
 function takeFault(operation) {
   for (const fault of state.faults) {
     if (fault.count > 0 && (!fault.match || fault.match === operation)) {
+      fault.seen = (fault.seen ?? 0) + 1;
+      if (fault.seen % (fault.every ?? 1) !== 0) continue;
       fault.count--;
       state.stats.faults++;
       return fault;

@@ -122,6 +122,11 @@ public sealed class AwsEmulator : IAsyncDisposable
                 item["match"] = match;
             }
 
+            if (fault.Every is { } every)
+            {
+                item["every"] = every;
+            }
+
             list.Add(item);
         }
 
@@ -293,7 +298,7 @@ public sealed class AwsEmulator : IAsyncDisposable
 }
 
 /// <summary>A fault the proxy injects: <c>status</c> (an error answer, 500 by default), <c>throttle</c>, <c>drop</c> (the connection, before forwarding), <c>dropResponse</c> (after forwarding: the call took effect, the caller never hears), or <c>delay</c>.</summary>
-public sealed record Fault(string Kind, int Count, int? Status = null, string? Code = null, int? DelayMs = null, string? Match = null);
+public sealed record Fault(string Kind, int Count, int? Status = null, string? Code = null, int? DelayMs = null, string? Match = null, int? Every = null);
 
 public readonly record struct ProxyStats(int Verified, int Rejected, int Faults, int Forwarded);
 
