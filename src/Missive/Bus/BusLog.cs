@@ -24,12 +24,27 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2005, Level = LogLevel.Information, Message = "Handling of message {MessageId} from queue {Queue} was cancelled by shutdown; the message is released for redelivery.")]
     public static partial void ReleasedOnShutdown(ILogger logger, string messageId, string queue);
 
-    [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} was handled, but its receipt was no longer current when deleting it; it may be handled again.")]
-    public static partial void DeleteFailed(ILogger logger, string messageId, string queue);
+    [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} was handled, but deleting it failed ({ErrorCode}: {Reason}); it may be handled again.")]
+    public static partial void DeleteFailed(ILogger logger, string messageId, string queue, string errorCode, string? reason);
 
     [LoggerMessage(EventId = 2007, Level = LogLevel.Error, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
     public static partial void ReceiveFailed(ILogger logger, string queue, TimeSpan delay, Exception exception);
 
     [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
     public static partial void ProcessingFailed(ILogger logger, string messageId, string queue, Exception exception);
+
+    [LoggerMessage(EventId = 2009, Level = LogLevel.Warning, Message = "Deleting {Count} handled messages from queue {Queue} failed; they stay in the queue and will be received again.")]
+    public static partial void DeleteBatchFailed(ILogger logger, int count, string queue, Exception exception);
+
+    [LoggerMessage(EventId = 2010, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} could not be extended: its receipt is no longer current, and the message may be handled again while this handler still runs.")]
+    public static partial void HeartbeatLost(ILogger logger, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of message {MessageId} in queue {Queue} failed; the message may be handled again if its handler outlives the visibility timeout.")]
+    public static partial void HeartbeatFailed(ILogger logger, string messageId, string queue, Exception exception);
+
+    [LoggerMessage(EventId = 2012, Level = LogLevel.Warning, Message = "The host stopped waiting for {Count} handlers of queue {Queue}; their messages were made visible again and may be handled twice.")]
+    public static partial void AbandonedOnStop(ILogger logger, int count, string queue);
+
+    [LoggerMessage(EventId = 2013, Level = LogLevel.Information, Message = "Shutdown began while {Count} messages of queue {Queue} were received but not yet handled; they were made visible again.")]
+    public static partial void ReleasedUnstarted(ILogger logger, int count, string queue);
 }

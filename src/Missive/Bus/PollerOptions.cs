@@ -14,11 +14,21 @@ public sealed class PollerOptions
     /// <summary>Gets or sets how long a receive waits for messages (long polling). Default 20 seconds.</summary>
     public TimeSpan WaitTime { get; set; } = TimeSpan.FromSeconds(20);
 
-    /// <summary>Gets or sets the visibility timeout of received messages, or <c>null</c> for the queue's.</summary>
-    public TimeSpan? VisibilityTimeout { get; set; }
+    /// <summary>
+    /// Gets or sets the visibility timeout asked for on every receive (at least 2 seconds). While a handler runs,
+    /// the pump extends it every half timeout, so a handler may take longer than the timeout without its
+    /// message being delivered twice. Default 30 seconds (the SQS default).
+    /// </summary>
+    public TimeSpan VisibilityTimeout { get; set; } = TimeSpan.FromSeconds(30);
+
+    /// <summary>Gets or sets the wait after a failed receive; it doubles with each further failure in a row, up to <see cref="MaxReceiveErrorDelay"/>. Default 1 second.</summary>
+    public TimeSpan ReceiveErrorDelay { get; set; } = TimeSpan.FromSeconds(1);
+
+    /// <summary>Gets or sets the longest wait between failed receives. Default 30 seconds.</summary>
+    public TimeSpan MaxReceiveErrorDelay { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
-    /// Gets or sets how long a message that failed stays invisible before it is received again, or
+    /// Gets or sets how long a message whose handler failed stays invisible before it is received again, or
     /// <c>null</c> to leave it until its visibility timeout ends (the SQS default behaviour).
     /// </summary>
     public TimeSpan? RetryDelay { get; set; }

@@ -148,9 +148,19 @@ public sealed class MessageBusBuilder
         ArgumentException.ThrowIfNullOrEmpty(queueName);
         var options = new PollerOptions();
         configure?.Invoke(options);
-        if (options.MaxConcurrency < 1 || options.MaxMessagesPerReceive is < 1 or > 10 || options.WaitTime < TimeSpan.Zero)
+        if (options.MaxConcurrency < 1 || options.MaxMessagesPerReceive is < 1 or > 10 || options.WaitTime < TimeSpan.Zero || options.WaitTime > TimeSpan.FromSeconds(20))
         {
-            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs MaxConcurrency of at least 1, MaxMessagesPerReceive of 1 to 10 and a non-negative WaitTime.");
+            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs MaxConcurrency of at least 1, MaxMessagesPerReceive of 1 to 10 and a WaitTime of 0 to 20 seconds (SQS's long-polling limit).");
+        }
+
+        if (options.VisibilityTimeout < TimeSpan.FromSeconds(2) || options.VisibilityTimeout > TimeSpan.FromHours(12))
+        {
+            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs a VisibilityTimeout of 2 seconds to 12 hours (SQS's limits; the pump extends it every half timeout while a handler runs).");
+        }
+
+        if (options.ReceiveErrorDelay <= TimeSpan.Zero || options.MaxReceiveErrorDelay < options.ReceiveErrorDelay)
+        {
+            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs a positive ReceiveErrorDelay and a MaxReceiveErrorDelay at least as long.");
         }
 
         Bus.Pollers.Add((queueName, options));

@@ -119,6 +119,7 @@ public static class MessageBusServiceCollectionExtensions
                 sp.GetRequiredService<InboundMessageReader>(),
                 sp.GetRequiredService<IServiceScopeFactory>(),
                 bus,
+                sp.GetService<TimeProvider>(),
                 sp.GetService<ILogger<MessagePump>>()));
         }
     }

@@ -145,6 +145,8 @@ public sealed class InMemoryQueue
         DateTimeOffset deadline = _broker.TimeProvider.GetUtcNow() + waitTime;
         while (true)
         {
+            // As a real receive: a cancelled call takes nothing (it would count a receive towards the dead-letter limit).
+            cancellationToken.ThrowIfCancellationRequested();
             Task changed;
             TimeSpan untilVisible;
             lock (_gate)

@@ -1,0 +1,313 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Missive.Bus;
+using Missive.InMemory;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.Bus;
+
+/// <summary>What a real queue needs from the pump: heartbeats, batched deletes, receive backoff, and a shutdown that leaves nothing invisible.</summary>
+public sealed class MessagePumpTests
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(30);
+
+    [Fact]
+    public async Task SlowHandler_LongerThanTheVisibilityTimeout_IsHandledOnce()
+    {
+        var script = new Script { Delay = TimeSpan.FromSeconds(5) };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        using IHost host = Host(broker, script, o => o.VisibilityTimeout = TimeSpan.FromSeconds(2));
+        await host.StartAsync();
+
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await script.Finished(1).WaitAsync(Patience);
+        await WaitUntil(() => broker.GetQueue("work").Count == 0);
+        await host.StopAsync();
+
+        Assert.Equal([1], script.ReceiveCounts);
+        Assert.Equal(1, script.Started);
+    }
+
+    [Fact]
+    public async Task HandledMessages_AreDeletedInBatches()
+    {
+        var script = new Script { Delay = TimeSpan.FromMilliseconds(50) };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        var counting = new CountingTransport(broker);
+        using IHost host = Host(counting, script, o => o.MaxConcurrency = 10);
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        for (int i = 0; i < 40; i++)
+        {
+            await publisher.PublishAsync(Orders.Create(i));
+        }
+
+        await host.StartAsync();
+        await script.Finished(40).WaitAsync(Patience);
+        await WaitUntil(() => broker.GetQueue("work").Count == 0);
+        await host.StopAsync();
+
+        Assert.Equal(40, counting.DeletedByBatch);
+        Assert.Equal(0, counting.SingleDeletes);
+        Assert.InRange(counting.DeleteBatchCalls, 4, 20); // ten handlers finishing together share calls of up to ten
+    }
+
+    [Fact]
+    public async Task FailingReceives_BackOffExponentially()
+    {
+        var failing = new FailingReceiveTransport(new InMemoryBroker());
+        using IHost host = Host(failing, new Script(), o =>
+        {
+            o.ReceiveErrorDelay = TimeSpan.FromMilliseconds(200);
+            o.MaxReceiveErrorDelay = TimeSpan.FromMilliseconds(800);
+        });
+        await host.StartAsync();
+        await Task.Delay(TimeSpan.FromSeconds(3));
+        await host.StopAsync();
+
+        TimeSpan[] gaps = failing.Gaps();
+        Assert.InRange(failing.Calls, 3, 8); // not a busy loop: 200, 400, 800, 800, … ms (each 50-100% with jitter)
+        Assert.True(gaps[1] > gaps[0] * 1.2 || gaps[1] >= TimeSpan.FromMilliseconds(200), string.Join(", ", gaps));
+        Assert.All(gaps, g => Assert.InRange(g.TotalMilliseconds, 90, 1500));
+    }
+
+    [Fact]
+    public async Task StopAndRestart_ReceivesNothingOnceStopping_SoHealthyMessagesAreNeverDeadLettered()
+    {
+        var script = new Script { Delay = TimeSpan.FromMilliseconds(300) };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work-dlq");
+        broker.CreateQueue("work", o =>
+        {
+            o.DeadLetterQueue = "work-dlq";
+            o.MaxReceiveCount = 2;
+        });
+        using (IHost seed = Host(broker, script))
+        {
+            IMessagePublisher publisher = seed.Services.GetRequiredService<IMessagePublisher>();
+            for (int i = 0; i < 50; i++)
+            {
+                await publisher.PublishAsync(Orders.Create(i));
+            }
+        }
+
+        // Two stop/restart cycles in the middle of handling, then a run to the end.
+        for (int cycle = 0; cycle < 2; cycle++)
+        {
+            using IHost host = Host(broker, script, o => o.MaxConcurrency = 5);
+            await host.StartAsync();
+            await Task.Delay(450);
+            await host.StopAsync();
+        }
+
+        using (IHost last = Host(broker, script, o => o.MaxConcurrency = 10))
+        {
+            await last.StartAsync();
+            await WaitUntil(() => broker.GetQueue("work").Count == 0 && script.Completed >= 50);
+            await last.StopAsync();
+        }
+
+        Assert.Equal(0, broker.GetQueue("work-dlq").Count);
+        Assert.Equal(50, script.Completed);
+    }
+
+    [Fact]
+    public async Task HandlerThatTurnsCancellationIntoAnotherException_HasItsMessageReleasedAtOnce()
+    {
+        var script = new Script { Delay = Timeout.InfiniteTimeSpan, OnCancel = () => throw new InvalidOperationException("wrapped cancellation") };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        using IHost host = Host(broker, script, o => o.VisibilityTimeout = TimeSpan.FromMinutes(10));
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await host.StartAsync();
+        await script.StartedOnce.Task.WaitAsync(Patience);
+
+        await host.StopAsync();
+
+        // Visible again at once: a receive with no wait takes it (and it counts a second receive).
+        SqsMessage again = Assert.Single(await broker.ReceiveAsync("work", 1, TimeSpan.Zero));
+        Assert.Equal("2", again.SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]);
+    }
+
+    [Fact]
+    public async Task HandlerThatIgnoresCancellation_PastTheShutdownTimeout_HasItsMessageReleased()
+    {
+        var script = new Script { Delay = TimeSpan.FromSeconds(20), IgnoreCancellation = true };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        using IHost host = Host(broker, script, o => o.VisibilityTimeout = TimeSpan.FromMinutes(10), shutdownTimeout: TimeSpan.FromMilliseconds(500));
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await host.StartAsync();
+        await script.StartedOnce.Task.WaitAsync(Patience);
+
+        var watch = Stopwatch.StartNew();
+        await host.StopAsync();
+
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(10), "the host stopped waiting after its shutdown timeout");
+        Assert.Single(await broker.ReceiveAsync("work", 1, TimeSpan.Zero));
+    }
+
+    private static IHost Host(IMessageTransport transport, Script script, Action<PollerOptions>? configure = null, TimeSpan? shutdownTimeout = null)
+    {
+        HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = shutdownTimeout ?? TimeSpan.FromSeconds(30));
+        builder.Services.AddSingleton(script);
+        builder.Services.AddSingleton(transport);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddHandler<Order, ScriptedHandler>()
+            .AddSqsPublisher<Order>("work")
+            .AddQueuePoller("work", o =>
+            {
+                o.WaitTime = TimeSpan.FromMilliseconds(100);
+                configure?.Invoke(o);
+            }));
+        return builder.Build();
+    }
+
+    private static async Task WaitUntil(Func<bool> condition)
+    {
+        var watch = Stopwatch.StartNew();
+        while (!condition())
+        {
+            Assert.True(watch.Elapsed < Patience, "condition not met in time");
+            await Task.Delay(20);
+        }
+    }
+
+    /// <summary>What the handler does, shared with the test.</summary>
+    public sealed class Script
+    {
+        private int _started;
+        private int _completed;
+        private readonly ConcurrentDictionary<int, TaskCompletionSource> _finished = new();
+
+        public TimeSpan Delay { get; init; }
+
+        public bool IgnoreCancellation { get; init; }
+
+        public Action? OnCancel { get; init; }
+
+        public TaskCompletionSource StartedOnce { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public ConcurrentQueue<int> ReceiveCountsQueue { get; } = new();
+
+        public int[] ReceiveCounts => ReceiveCountsQueue.ToArray();
+
+        public int Started => Volatile.Read(ref _started);
+
+        public int Completed => Volatile.Read(ref _completed);
+
+        public Task Finished(int count) => _finished.GetOrAdd(count, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).Task;
+
+        public async Task RunAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken)
+        {
+            Interlocked.Increment(ref _started);
+            ReceiveCountsQueue.Enqueue(envelope.SqsMetadata!.ApproximateReceiveCount);
+            StartedOnce.TrySetResult();
+            try
+            {
+                await Task.Delay(Delay, IgnoreCancellation ? CancellationToken.None : cancellationToken);
+            }
+            catch (OperationCanceledException) when (OnCancel is not null)
+            {
+                OnCancel();
+            }
+
+            int done = Interlocked.Increment(ref _completed);
+            _finished.GetOrAdd(done, _ => new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously)).TrySetResult();
+        }
+    }
+
+    public sealed class ScriptedHandler(Script script) : IMessageHandler<Order>
+    {
+        public Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken) => script.RunAsync(envelope, cancellationToken);
+    }
+
+    /// <summary>Counts delete calls on their way to the broker.</summary>
+    private sealed class CountingTransport(InMemoryBroker broker) : ForwardingTransport(broker)
+    {
+        private int _singleDeletes, _batchCalls, _batchEntries;
+
+        public int SingleDeletes => Volatile.Read(ref _singleDeletes);
+
+        public int DeleteBatchCalls => Volatile.Read(ref _batchCalls);
+
+        public int DeletedByBatch => Volatile.Read(ref _batchEntries);
+
+        public override Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _singleDeletes);
+            return base.DeleteAsync(queueName, receiptHandle, cancellationToken);
+        }
+
+        public override async Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _batchCalls);
+            Interlocked.Add(ref _batchEntries, receiptHandles.Count);
+            var results = new BatchEntryResult[receiptHandles.Count];
+            for (int i = 0; i < results.Length; i++)
+            {
+                results[i] = await Inner.DeleteAsync(queueName, receiptHandles[i], cancellationToken) ? BatchEntryResult.Success(i, null) : new BatchEntryResult(i, null, "ReceiptHandleIsInvalid", null, true);
+            }
+
+            return results;
+        }
+    }
+
+    /// <summary>Every receive fails, as an unreachable endpoint would; the times of the calls are kept.</summary>
+    private sealed class FailingReceiveTransport(InMemoryBroker broker) : ForwardingTransport(broker)
+    {
+        private readonly ConcurrentQueue<TimeSpan> _times = new();
+        private readonly Stopwatch _clock = Stopwatch.StartNew();
+
+        public int Calls => _times.Count;
+
+        public TimeSpan[] Gaps()
+        {
+            TimeSpan[] times = _times.ToArray();
+            return times.Zip(times.Skip(1), (a, b) => b - a).ToArray();
+        }
+
+        public override Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        {
+            _times.Enqueue(_clock.Elapsed);
+            throw new MessageTransportException("Simulated: the endpoint cannot be reached.") { IsTransient = true };
+        }
+    }
+}
+
+/// <summary>A transport that forwards to the in-memory broker; tests override the calls they watch.</summary>
+public class ForwardingTransport(InMemoryBroker inner) : IMessageTransport
+{
+    protected InMemoryBroker Inner => inner;
+
+    public virtual Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => inner.SendAsync(request, cancellationToken);
+
+    public virtual Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => inner.PublishAsync(request, cancellationToken);
+
+    public virtual Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => inner.PutEventAsync(entry, cancellationToken);
+
+    public virtual Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        => inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
+
+    public virtual Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default) => inner.DeleteAsync(queueName, receiptHandle, cancellationToken);
+
+    public virtual Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+        => inner.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
+
+    public virtual Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+        => ((IMessageTransport)inner).DeleteBatchAsync(queueName, receiptHandles, cancellationToken);
+}
