@@ -84,9 +84,18 @@ public sealed class AwsEmulator : IAsyncDisposable
     /// <summary>Options for a transport that talks to the proxy with the test credentials.</summary>
     public AwsTransportOptions Options(Action<AwsTransportOptions>? configure = null)
     {
-        var options = new AwsTransportOptions { Region = Region, ServiceUrl = Proxy, Credentials = Credentials };
+        var options = new AwsTransportOptions();
+        Apply(options);
         configure?.Invoke(options);
         return options;
+    }
+
+    /// <summary>Points options at the proxy with the test credentials (for <c>UseAws(o => …)</c>).</summary>
+    public void Apply(AwsTransportOptions options)
+    {
+        options.Region = Region;
+        options.ServiceUrl = Proxy;
+        options.Credentials = Credentials;
     }
 
     public AwsTransport CreateTransport(Action<AwsTransportOptions>? configure = null) => new(Options(configure));

@@ -1,0 +1,149 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Missive.Aws;
+using Missive.Bus;
+using Missive.Serialization;
+using Missive.Tests.Bus;
+using Missive.Tests.Infrastructure;
+
+namespace Missive.Tests.Aws;
+
+/// <summary>The whole bus on Missive.Aws against fauxqs: publishers, SNS fan-out, pollers and handlers in a generic host.</summary>
+[Collection(AwsEmulatorCollection.Name)]
+public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
+{
+    private static readonly TimeSpan Patience = TimeSpan.FromSeconds(60);
+
+    private AwsEmulator Emulator => fixture.Emulator;
+
+    [EmulatorFact]
+    public async Task Bus_PublishersPollersAndHandlers_HandleEveryMessageExactlyOnce()
+    {
+        string name = AwsTransportSqsTests.NewName("bus");
+        string topicArn = await Emulator.CreateTopicAsync(name + "-topic");
+        await Emulator.CreateQueueAsync(name + "-orders");
+        await Emulator.CreateQueueAsync(name + "-audit");
+        await Emulator.CreateQueueAsync(name + "-notes");
+        await Emulator.SubscribeAsync(topicArn, name + "-orders");
+        await Emulator.SubscribeAsync(topicArn, name + "-audit", raw: true);
+        var handled = new Handled();
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton(handled);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .AddMessageType<string>(TestSerializers.TextType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .EnableExperimentalFeatures()
+            .AddSnsPublisher<Order>("orders-topic")
+            .AddSqsPublisher<string>(name + "-notes", EnvelopeFormat.Protobuf)
+            .AddHandler<Order, OrderHandler>()
+            .AddHandler<string, NoteHandler>()
+            .AddQueuePoller(name + "-orders", o => o.WaitTime = TimeSpan.FromSeconds(1))
+            .AddQueuePoller(name + "-audit", o => o.WaitTime = TimeSpan.FromSeconds(1))
+            .AddQueuePoller(name + "-notes", o => o.WaitTime = TimeSpan.FromSeconds(1))
+            .UseAws(o =>
+            {
+                Emulator.Apply(o);
+                o.TopicArns["orders-topic"] = topicArn;
+            }));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+
+        const int Orders = 60, Notes = 40;
+        await Parallel.ForEachAsync(Enumerable.Range(0, Orders), new ParallelOptions { MaxDegreeOfParallelism = 4 }, async (i, ct) =>
+            await publisher.PublishAsync(Infrastructure.Orders.Create(i % 3, customer: $"customer-{i}"), cancellationToken: ct));
+        await Parallel.ForEachAsync(Enumerable.Range(0, Notes), new ParallelOptions { MaxDegreeOfParallelism = 4 }, async (i, ct) =>
+            await publisher.PublishAsync($"note {i}", cancellationToken: ct));
+
+        var watch = Stopwatch.StartNew();
+        while (handled.Total < (Orders * 2) + Notes && watch.Elapsed < Patience)
+        {
+            await Task.Delay(50);
+        }
+
+        await Task.Delay(2000); // anything handled twice would show up by now
+        await host.StopAsync();
+
+        // Each order reaches both subscribed queues once; each note its queue once.
+        Assert.Equal(Enumerable.Range(0, Orders).Select(i => $"customer-{i}").Order(), handled.ByQueueKind("SnsNotification").Order());
+        Assert.Equal(Enumerable.Range(0, Orders).Select(i => $"customer-{i}").Order(), handled.ByQueueKind("Raw-order").Order());
+        Assert.Equal(Enumerable.Range(0, Notes).Select(i => $"note {i}").Order(), handled.Notes.Order());
+        Assert.Equal(0, (await Emulator.StatsAsync()).Rejected);
+    }
+
+    [EmulatorFact]
+    public async Task SlowHandler_OnSqs_KeepsItsMessageInvisibleWithHeartbeats()
+    {
+        string queue = AwsTransportSqsTests.NewName("bus-heartbeat");
+        await Emulator.CreateQueueAsync(queue);
+        var script = new MessagePumpTests.Script { Delay = TimeSpan.FromSeconds(5) };
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton(script);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddSqsPublisher<Order>(queue)
+            .AddHandler<Order, MessagePumpTests.ScriptedHandler>()
+            .AddQueuePoller(queue, o =>
+            {
+                o.WaitTime = TimeSpan.FromSeconds(1);
+                o.VisibilityTimeout = TimeSpan.FromSeconds(2);
+            })
+            .UseAws(Emulator.Apply));
+        using IHost host = builder.Build();
+        await Emulator.ResetAsync();
+        await host.StartAsync();
+
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Infrastructure.Orders.Create(1));
+        await script.Finished(1).WaitAsync(Patience);
+        await Task.Delay(2500);
+        await host.StopAsync();
+
+        Assert.Equal([1], script.ReceiveCounts);
+        Assert.InRange((await Emulator.RequestsAsync()).Count(r => r.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.ChangeMessageVisibility"), 3, 6);
+        Assert.Contains(await Emulator.RequestsAsync(), r => r.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.DeleteMessageBatch");
+    }
+
+    public sealed class Handled
+    {
+        private readonly ConcurrentQueue<(string Kind, string Customer)> _orders = new();
+
+        public ConcurrentQueue<string> Notes { get; } = new();
+
+        public int Total => _orders.Count + Notes.Count;
+
+        public void Order(MessageEnvelope<Order> envelope)
+            => _orders.Enqueue((envelope.SnsMetadata is null ? "Raw-order" : "SnsNotification", envelope.Message.CustomerName));
+
+        public string[] ByQueueKind(string kind) => _orders.Where(o => o.Kind == kind).Select(o => o.Customer).ToArray();
+    }
+
+    public sealed class OrderHandler(Handled handled) : IMessageHandler<Order>
+    {
+        public Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken)
+        {
+            handled.Order(envelope);
+            return Task.CompletedTask;
+        }
+    }
+
+    public sealed class NoteHandler(Handled handled) : IMessageHandler<string>
+    {
+        public Task HandleAsync(MessageEnvelope<string> envelope, CancellationToken cancellationToken)
+        {
+            handled.Notes.Enqueue(envelope.Message);
+            return Task.CompletedTask;
+        }
+    }
+}
