@@ -11,7 +11,11 @@ using Missive.Serialization;
 
 namespace Missive.Samples.WorkerService;
 
-/// <summary>Builds the worker's host: the bus configured from the "Missive" section, a publishing worker and a handler.</summary>
+/// <summary>
+/// Builds the worker's host: the bus configured from the "Missive" section, a publishing worker and a handler.
+/// "Missive:Transport" chooses where the bus runs: "InMemory" (the default) or "Aws", configured from
+/// "Missive:Aws" (region, endpoints, topic ARNs; credentials from the AWS default chain).
+/// </summary>
 public static class WorkerHost
 {
     public static IHost Build(string[] args)
@@ -40,13 +44,21 @@ public static class WorkerHost
             bus.AddSnsPublisher<OrderPlaced>(topic);
             bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
             bus.AddQueuePoller(queue, options => missive.GetSection("Poller").Bind(options));
-            bus.UseInMemoryBroker(broker =>
+            if (string.Equals(missive["Transport"], "Aws", StringComparison.OrdinalIgnoreCase))
             {
-                broker.CreateQueue(deadLetters);
-                broker.CreateQueue(queue, o => { o.DeadLetterQueue = deadLetters; o.MaxReceiveCount = maxReceiveCount; });
-                broker.CreateTopic(topic);
-                broker.Subscribe(topic, queue);
-            });
+                // The topic, the queue, its subscription and redrive policy exist on AWS already (see the README).
+                bus.UseAws(missive.GetSection("Aws"));
+            }
+            else
+            {
+                bus.UseInMemoryBroker(broker =>
+                {
+                    broker.CreateQueue(deadLetters);
+                    broker.CreateQueue(queue, o => { o.DeadLetterQueue = deadLetters; o.MaxReceiveCount = maxReceiveCount; });
+                    broker.CreateTopic(topic);
+                    broker.Subscribe(topic, queue);
+                });
+            }
         });
         return builder.Build();
     }

@@ -11,13 +11,15 @@ namespace Missive.Tests.Packaging;
 /// <summary>`dotnet pack` of the library gives a package with what a NuGet user needs.</summary>
 public sealed class PackageTests
 {
-    [Fact]
-    public void Pack_ProducesAPackageWithReadmeLicenseDocsSymbolsAndRepositoryMetadata()
+    [Theory]
+    [InlineData("Missive")]
+    [InlineData("Missive.Aws")]
+    public void Pack_ProducesAPackageWithReadmeLicenseDocsSymbolsAndRepositoryMetadata(string project)
     {
         string output = Path.Combine(Path.GetTempPath(), "missive-pack-" + Guid.NewGuid().ToString("N"));
         try
         {
-            var pack = Process.Start(new ProcessStartInfo("dotnet", $"pack \"{Path.Combine(RepositoryPaths.Root, "src", "Missive", "Missive.csproj")}\" -c Release -o \"{output}\" --nologo")
+            var pack = Process.Start(new ProcessStartInfo("dotnet", $"pack \"{Path.Combine(RepositoryPaths.Root, "src", project, project + ".csproj")}\" -c Release -o \"{output}\" --nologo")
             {
                 RedirectStandardOutput = true,
                 RedirectStandardError = true,
@@ -26,12 +28,12 @@ public sealed class PackageTests
             pack.WaitForExit();
             Assert.True(pack.ExitCode == 0, log);
 
-            string package = Directory.GetFiles(output, "Missive.*.nupkg").Single(f => !f.EndsWith(".snupkg", StringComparison.Ordinal));
-            Assert.Single(Directory.GetFiles(output, "Missive.*.snupkg"));
+            string package = Directory.GetFiles(output, project + ".0*.nupkg").Single();
+            Assert.Single(Directory.GetFiles(output, project + ".0*.snupkg"));
             using ZipArchive zip = ZipFile.OpenRead(package);
             string[] entries = zip.Entries.Select(e => e.FullName).ToArray();
-            Assert.Contains("lib/net10.0/Missive.dll", entries);
-            Assert.Contains("lib/net10.0/Missive.xml", entries);
+            Assert.Contains($"lib/net10.0/{project}.dll", entries);
+            Assert.Contains($"lib/net10.0/{project}.xml", entries);
             Assert.Contains("README.md", entries);
 
             XDocument nuspec = XDocument.Load(zip.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal)).Open());
@@ -43,10 +45,16 @@ public sealed class PackageTests
             Assert.Equal("git", metadata.Element(ns + "repository")!.Attribute("type")!.Value);
             Assert.False(string.IsNullOrEmpty(metadata.Element(ns + "description")!.Value));
 
-            // The library depends only on System.Text.Json (in the framework) and Microsoft.Extensions packages.
+            // Missive depends only on System.Text.Json (in the framework) and Microsoft.Extensions packages; Missive.Aws adds
+            // Missive itself, AWSSDK.Core, Microsoft.Extensions.Http and Polly.Core.
             string[] dependencies = metadata.Descendants(ns + "dependency").Select(d => d.Attribute("id")!.Value).ToArray();
+            string[] allowed = project == "Missive" ? [] : ["Missive", "AWSSDK.Core", "Polly.Core"];
             Assert.NotEmpty(dependencies);
-            Assert.All(dependencies, id => Assert.StartsWith("Microsoft.Extensions.", id, StringComparison.Ordinal));
+            Assert.All(dependencies, id => Assert.True(id.StartsWith("Microsoft.Extensions.", StringComparison.Ordinal) || allowed.Contains(id), id));
+            if (project == "Missive.Aws")
+            {
+                Assert.Equal(["AWSSDK.Core", "Microsoft.Extensions.Http", "Missive", "Polly.Core"], dependencies.Order(StringComparer.Ordinal));
+            }
         }
         finally
         {

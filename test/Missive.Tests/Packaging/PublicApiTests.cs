@@ -14,11 +14,14 @@ namespace Missive.Tests.Packaging;
 /// </summary>
 public sealed class PublicApiTests
 {
-    [Fact]
-    public void PublicApi_MatchesTheApprovedListing()
+    [Theory]
+    [InlineData("Missive")]
+    [InlineData("Missive.Aws")]
+    public void PublicApi_MatchesTheApprovedListing(string package)
     {
-        string approvedPath = Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "PublicApi", "Missive.approved.txt");
-        string actual = string.Join("\n", Describe(typeof(MessageEnvelope).Assembly)) + "\n";
+        Assembly assembly = package == "Missive" ? typeof(MessageEnvelope).Assembly : typeof(Missive.Aws.AwsTransport).Assembly;
+        string approvedPath = Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "PublicApi", package + ".approved.txt");
+        string actual = string.Join("\n", Describe(assembly)) + "\n";
         if (Environment.GetEnvironmentVariable("MISSIVE_APPROVE_API") == "1")
         {
             File.WriteAllText(approvedPath, actual);
@@ -32,7 +35,7 @@ public sealed class PublicApiTests
             string[] actualLines = actual.Split('\n');
             string added = string.Join("\n  ", actualLines.Except(expectedLines).Take(20));
             string removed = string.Join("\n  ", expectedLines.Except(actualLines).Take(20));
-            Assert.Fail($"The public API changed. Added:\n  {added}\nRemoved:\n  {removed}\nIf intended, run the tests with MISSIVE_APPROVE_API=1 and commit PublicApi/Missive.approved.txt.");
+            Assert.Fail($"The public API changed. Added:\n  {added}\nRemoved:\n  {removed}\nIf intended, run the tests with MISSIVE_APPROVE_API=1 and commit PublicApi/{package}.approved.txt.");
         }
     }
 

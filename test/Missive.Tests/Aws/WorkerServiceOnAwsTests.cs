@@ -1,0 +1,80 @@
+using System;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Missive.Aws;
+using Missive.Samples.WorkerService;
+using Missive.Transport;
+
+namespace Missive.Tests.Aws;
+
+/// <summary>The WorkerService sample, unchanged, on fauxqs: switched to AWS by configuration alone.</summary>
+[Collection(AwsEmulatorCollection.Name)]
+public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
+{
+    [EmulatorFact]
+    public async Task WorkerService_OnTheEmulator_ByConfigurationAlone_HandlesWhatItPublishes()
+    {
+        AwsEmulator emulator = fixture.Emulator;
+        string topicArn = await emulator.CreateTopicAsync("orders");
+        await emulator.CreateQueueAsync("orders-worker-dlq");
+        await emulator.CreateQueueAsync("orders-worker", new()
+        {
+            ["RedrivePolicy"] = $"{{\"deadLetterTargetArn\":\"{AwsEmulator.QueueArn("orders-worker-dlq")}\",\"maxReceiveCount\":\"5\"}}",
+        });
+        await emulator.SubscribeAsync(topicArn, "orders-worker");
+
+        // Credentials come from the default chain, as they would on a developer's machine or in a container.
+        using var credentials = new EnvironmentScope(("AWS_ACCESS_KEY_ID", AwsEmulator.Credentials.GetCredentials().AccessKey), ("AWS_SECRET_ACCESS_KEY", AwsEmulator.Credentials.GetCredentials().SecretKey));
+        using IHost host = WorkerHost.Build(
+        [
+            "--Missive:Transport=Aws",
+            $"--Missive:Aws:ServiceUrl={emulator.Proxy}",
+            $"--Missive:Aws:Region={AwsEmulator.Region}",
+            $"--Missive:Aws:TopicArns:orders={topicArn}",
+            "--Missive:Poller:WaitTime=00:00:01",
+            "--Worker:PublishInterval=00:00:00.050",
+            "--Logging:LogLevel:Default=Warning",
+        ]);
+        OrderStatistics statistics = host.Services.GetRequiredService<OrderStatistics>();
+
+        await host.StartAsync();
+        using (var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30)))
+        {
+            while (statistics.Handled < 10)
+            {
+                await Task.Delay(50, timeout.Token);
+            }
+        }
+
+        await host.StopAsync();
+
+        Assert.IsType<AwsTransport>(host.Services.GetRequiredService<IMessageTransport>());
+        Assert.True(statistics.Handled >= 10);
+        Assert.Equal(0, (await emulator.StatsAsync()).Rejected);
+    }
+
+    private sealed class EnvironmentScope : IDisposable
+    {
+        private readonly (string Name, string? Previous)[] _saved;
+
+        public EnvironmentScope(params (string Name, string Value)[] variables)
+        {
+            _saved = new (string, string?)[variables.Length];
+            for (int i = 0; i < variables.Length; i++)
+            {
+                _saved[i] = (variables[i].Name, Environment.GetEnvironmentVariable(variables[i].Name));
+                Environment.SetEnvironmentVariable(variables[i].Name, variables[i].Value);
+            }
+        }
+
+        public void Dispose()
+        {
+            foreach ((string name, string? previous) in _saved)
+            {
+                Environment.SetEnvironmentVariable(name, previous);
+            }
+        }
+    }
+}
