@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Text.Json.Serialization;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Missive.Buffers;
 using Missive.Bus;
@@ -72,5 +73,19 @@ public static class ReadmeSnippets
     {
         InboundMessage inbound = provider.GetRequiredService<InboundMessageReader>().Read(sqsMessage);
         return inbound.Envelope; // null for SNS subscription confirmations
+    }
+
+    public static IServiceCollection ConfigureForAws(IServiceCollection services, IConfiguration configuration)
+    {
+        services.AddMessageBus(bus =>
+        {
+            bus.AddMessageType<OrderPlaced>("Orders.OrderPlaced");
+            bus.ConfigureSerialization(o => o.JsonSerializerContext = AppJsonContext.Default);
+            bus.AddSnsPublisher<OrderPlaced>("orders");
+            bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
+            bus.AddQueuePoller("billing", o => o.VisibilityTimeout = TimeSpan.FromMinutes(1));
+            bus.UseAws(configuration.GetSection("Missive:Aws"));
+        });
+        return services;
     }
 }
