@@ -19,12 +19,28 @@ internal static class Rfc3339
     /// <summary>The longest text worth parsing: 19 fixed characters, a long fraction, an offset.</summary>
     public const int MaxLength = 64;
 
-    public static bool TryParse(ReadOnlySpan<byte> text, out DateTimeOffset value)
+    /// <summary>The outcome of parsing a timestamp.</summary>
+    public enum Result
+    {
+        /// <summary>A valid RFC 3339 date-time.</summary>
+        Valid,
+
+        /// <summary>Not an RFC 3339 date-time.</summary>
+        Invalid,
+
+        /// <summary>A well-formed date-time outside what <see cref="DateTimeOffset"/> holds (years 1 to 9999, in UTC and locally).</summary>
+        OutOfRange,
+    }
+
+    public static bool TryParse(ReadOnlySpan<byte> text, out DateTimeOffset value) => Parse(text, out value) == Result.Valid;
+
+    /// <summary>Parses a UTF-8 timestamp, telling a malformed one from one out of range.</summary>
+    public static Result Parse(ReadOnlySpan<byte> text, out DateTimeOffset value)
     {
         value = default;
         if (text.Length < 20 || text.Length > MaxLength)
         {
-            return false;
+            return Result.Invalid;
         }
 
         if (!TryDigits(text, 0, 4, out int year) || text[4] != '-'
@@ -34,7 +50,7 @@ internal static class Rfc3339
             || !TryDigits(text, 14, 2, out int minute) || text[16] != ':'
             || !TryDigits(text, 17, 2, out int second))
         {
-            return false;
+            return Result.Invalid;
         }
 
         int i = 19;
@@ -53,13 +69,13 @@ internal static class Rfc3339
 
             if (i == start)
             {
-                return false;
+                return Result.Invalid;
             }
         }
 
         if (i >= text.Length)
         {
-            return false;
+            return Result.Invalid;
         }
 
         int offsetMinutes;
@@ -73,7 +89,7 @@ internal static class Rfc3339
             if (text.Length - i != 6 || !TryDigits(text, i + 1, 2, out int offsetHours) || text[i + 3] != ':'
                 || !TryDigits(text, i + 4, 2, out int offsetMins) || offsetHours > 23 || offsetMins > 59)
             {
-                return false;
+                return Result.Invalid;
             }
 
             offsetMinutes = (offsetHours * 60) + offsetMins;
@@ -86,54 +102,67 @@ internal static class Rfc3339
         }
         else
         {
-            return false;
+            return Result.Invalid;
         }
 
         if (i != text.Length || year < 1 || month is < 1 or > 12 || hour > 23 || minute > 59 || second > 59
             || day < 1 || day > DateTime.DaysInMonth(year, month))
         {
-            return false;
+            return Result.Invalid;
         }
 
         long localTicks = new DateTime(year, month, day, hour, minute, second, DateTimeKind.Unspecified).Ticks + fractionTicks;
         long utcTicks = localTicks - (offsetMinutes * TimeSpan.TicksPerMinute);
         if (utcTicks < DateTime.MinValue.Ticks || utcTicks > DateTime.MaxValue.Ticks)
         {
-            return false;
+            return Result.OutOfRange;
         }
 
         if (Math.Abs(offsetMinutes) > 14 * 60)
         {
             value = new DateTimeOffset(utcTicks, TimeSpan.Zero);
-            return true;
+            return Result.Valid;
         }
 
         if (localTicks < DateTime.MinValue.Ticks || localTicks > DateTime.MaxValue.Ticks)
         {
-            return false;
+            return Result.OutOfRange;
         }
 
         value = new DateTimeOffset(localTicks, TimeSpan.FromMinutes(offsetMinutes));
-        return true;
+        return Result.Valid;
     }
 
+    public static bool TryParse(ReadOnlySpan<char> text, out DateTimeOffset value) => Parse(text, out value) == Result.Valid;
+
     /// <summary>Parses a UTF-16 timestamp by transcoding it on the stack.</summary>
-    public static bool TryParse(ReadOnlySpan<char> text, out DateTimeOffset value)
+    public static Result Parse(ReadOnlySpan<char> text, out DateTimeOffset value)
     {
         value = default;
         if (text.Length > MaxLength)
         {
-            return false;
+            return Result.Invalid;
         }
 
         Span<byte> utf8 = stackalloc byte[MaxLength * 3];
         if (Encoding.UTF8.GetByteCount(text) > utf8.Length)
         {
-            return false;
+            return Result.Invalid;
         }
 
         int length = Encoding.UTF8.GetBytes(text, utf8);
-        return TryParse(utf8[..length], out value);
+        return Parse(utf8[..length], out value);
+    }
+
+    /// <summary>Throws the reason-named error for a timestamp that did not parse.</summary>
+    public static void ThrowFor(Result result, string attribute, long position)
+    {
+        if (result == Result.OutOfRange)
+        {
+            ThrowHelper.ThrowTimestampOutOfRange(attribute, position);
+        }
+
+        ThrowHelper.ThrowInvalidTimestamp(attribute, position);
     }
 
     private static bool TryDigits(ReadOnlySpan<byte> text, int start, int count, out int value)

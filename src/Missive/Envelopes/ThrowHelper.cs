@@ -78,7 +78,7 @@ internal static class ThrowHelper
 
     [DoesNotReturn]
     public static void ThrowTimestampOutOfRange(string attribute, long position)
-        => ThrowInvalidAttribute(attribute, "is a timestamp outside the years 1 to 9999", position);
+        => ThrowInvalidAttribute(attribute, "is a well-formed timestamp outside the years 1 to 9999 (UTC and local), which DateTimeOffset cannot hold", position);
 
     [DoesNotReturn]
     public static void ThrowNotAbsoluteUri(string attribute, long position)

@@ -107,9 +107,9 @@ public sealed partial class StandardJsonEnvelopeSerializer
         DateTimeOffset? time = null;
         if (GetString(root, CloudEventAttributeNames.Time, required: false) is { } timeText)
         {
-            if (!Rfc3339.TryParse(timeText.AsSpan(), out DateTimeOffset parsed))
+            if (Rfc3339.Parse(timeText.AsSpan(), out DateTimeOffset parsed) is not Rfc3339.Result.Valid and var result)
             {
-                ThrowHelper.ThrowInvalidTimestamp(CloudEventAttributeNames.Time, -1);
+                Rfc3339.ThrowFor(result, CloudEventAttributeNames.Time, -1);
             }
 
             time = parsed;
@@ -232,9 +232,9 @@ public sealed partial class StandardJsonEnvelopeSerializer
                         ThrowHelper.CheckAttributeLength(bytes.Length, Settings.MaxAttributeValueLength, name, -1);
                         return CloudEventAttributeValue.FromBinary(bytes);
                     case CloudEventAttributeType.Timestamp:
-                        if (!Rfc3339.TryParse(text.AsSpan(), out DateTimeOffset timestamp))
+                        if (Rfc3339.Parse(text.AsSpan(), out DateTimeOffset timestamp) is not Rfc3339.Result.Valid and var result)
                         {
-                            ThrowHelper.ThrowInvalidTimestamp(name, -1);
+                            Rfc3339.ThrowFor(result, name, -1);
                         }
 
                         return CloudEventAttributeValue.FromTimestamp(timestamp);

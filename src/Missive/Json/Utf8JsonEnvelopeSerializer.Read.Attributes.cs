@@ -136,25 +136,32 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Time, "an RFC 3339 timestamp string", reader.TokenStartIndex);
         }
 
-        if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset value))
+        return ReadTimestamp(ref reader, ref scratch, CloudEventAttributeNames.Time);
+    }
+
+    /// <summary>Reads a timestamp string, telling a malformed one from one out of range.</summary>
+    private static DateTimeOffset ReadTimestamp(ref Utf8JsonReader reader, ref Scratch scratch, string attribute)
+    {
+        Rfc3339.Result result;
+        DateTimeOffset value;
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
         {
-            ThrowHelper.ThrowInvalidTimestamp(CloudEventAttributeNames.Time, reader.TokenStartIndex);
+            result = Rfc3339.Parse(reader.ValueSpan, out value);
+        }
+        else
+        {
+            value = default;
+            long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+            Span<byte> buffer = scratch;
+            result = rawLength <= ScratchSize ? Rfc3339.Parse(buffer[..reader.CopyString(buffer)], out value) : Rfc3339.Result.Invalid;
+        }
+
+        if (result != Rfc3339.Result.Valid)
+        {
+            Rfc3339.ThrowFor(result, attribute, reader.TokenStartIndex);
         }
 
         return value;
-    }
-
-    private static bool TryReadTimestamp(ref Utf8JsonReader reader, ref Scratch scratch, out DateTimeOffset value)
-    {
-        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
-        {
-            return Rfc3339.TryParse(reader.ValueSpan, out value);
-        }
-
-        value = default;
-        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
-        Span<byte> buffer = scratch;
-        return rawLength <= ScratchSize && Rfc3339.TryParse(buffer[..reader.CopyString(buffer)], out value);
     }
 
     private CloudEventAttributeValue ReadExtensionValue(ref Utf8JsonReader reader, string name, ref Scratch scratch)
@@ -196,12 +203,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 ThrowHelper.CheckAttributeLength(bytes.Length, Settings.MaxAttributeValueLength, name, position);
                 return CloudEventAttributeValue.FromBinary(bytes);
             case CloudEventAttributeType.Timestamp:
-                if (!TryReadTimestamp(ref reader, ref scratch, out DateTimeOffset timestamp))
-                {
-                    ThrowHelper.ThrowInvalidTimestamp(name, position);
-                }
-
-                return CloudEventAttributeValue.FromTimestamp(timestamp);
+                return CloudEventAttributeValue.FromTimestamp(ReadTimestamp(ref reader, ref scratch, name));
             case CloudEventAttributeType.Uri:
                 string uri = CheckedString(ref reader, name);
                 if (!CloudEventRules.IsAbsoluteUri(uri))

@@ -196,6 +196,11 @@ public sealed partial class ProtobufEnvelopeSerializer
             }
         }
 
+        if (nanos is < 0 or > 999_999_999)
+        {
+            ThrowHelper.ThrowInvalidAttribute(name, "is a timestamp whose nanos are outside 0 to 999,999,999", basePosition);
+        }
+
         if (!ProtobufPrimitives.TryFromTimestamp(seconds, nanos, out DateTimeOffset value))
         {
             ThrowHelper.ThrowTimestampOutOfRange(name, basePosition);

@@ -23,9 +23,13 @@ internal static class EnvelopeFormatDetector
     }
 
     /// <summary>
-    /// Tells the format from the first significant byte: a JSON envelope starts with <c>{</c> (after
-    /// whitespace or a UTF-8 byte order mark); a protobuf CloudEvent never does, since <c>{</c> (0x7B)
-    /// would be field 15 with wire type 3, which the CloudEvent message does not have.
+    /// Tells the format from the first significant byte (after whitespace or a UTF-8 byte order mark): JSON
+    /// when it starts a JSON value that is not a string, else protobuf. No CloudEvent protobuf message starts
+    /// with those bytes: read as a tag, <c>{</c> (0x7B) is field 15 with wire type 3, <c>[</c> field 11 with
+    /// wire type 3, <c>n</c>, <c>f</c> and <c>t</c> have wire types 6 and 4, <c>-</c> is field 5 as fixed32,
+    /// and the digits are fields 6 and 7 with wire types other than 2 (the digit <c>2</c>, field 6 as
+    /// <c>binary_data</c>, and <c>"</c>, field 4 as <c>type</c>, are protobuf's). So a body such as <c>null</c>
+    /// or <c>[]</c> is reported as the JSON it is, not as broken protobuf.
     /// </summary>
     /// <param name="source">The input.</param>
     /// <returns>The format.</returns>
@@ -43,7 +47,7 @@ internal static class EnvelopeFormatDetector
             reader.AdvancePastAny((byte)' ', (byte)'\t', (byte)'\r', (byte)'\n');
         }
 
-        return reader.TryPeek(out byte first) && first == (byte)'{' ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
+        return reader.TryPeek(out byte first) && StartsJson(first) ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
     }
 
     /// <summary>Tells the format of contiguous input from its first significant byte (see the sequence overload).</summary>
@@ -57,6 +61,10 @@ internal static class EnvelopeFormatDetector
         }
 
         int first = source.IndexOfAnyExcept(" \t\r\n"u8);
-        return first >= 0 && source[first] == (byte)'{' ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
+        return first >= 0 && StartsJson(source[first]) ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
     }
+
+    private static bool StartsJson(byte first)
+        => first is (byte)'{' or (byte)'[' or (byte)'n' or (byte)'t' or (byte)'f' or (byte)'-'
+            || (first is >= (byte)'0' and <= (byte)'9' && first != (byte)'2');
 }

@@ -28,9 +28,10 @@ internal static class WrapperClassifier
     {
         members = default;
         messageLength = 0;
-        if (EnvelopeFormatDetector.Detect(document) != EnvelopeFormat.Json)
+        int significant = document.IndexOfAnyExcept(" \t\r\n"u8);
+        if (significant < 0 || document[significant] != (byte)'{')
         {
-            return WrapperShape.Raw; // not a JSON object: base64 protobuf, or garbage the serializer will reject
+            return WrapperShape.Raw; // not a JSON object: base64 protobuf, or input the serializer will name the problem of
         }
 
         var reader = new Utf8JsonReader(document, settings.JsonReaderOptions);
@@ -60,6 +61,14 @@ internal static class WrapperClassifier
             {
                 slot = new WrapperMember(type, start, reader.BytesConsumed - start);
             }
+        }
+
+        if (members.Type.IsString && members.Type.ValueIn(document).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
+            && (!members.MessageId.IsPresent || !members.TopicArn.IsPresent))
+        {
+            // The shape of an SNS notification with its identity missing: say so, rather than read it as an envelope.
+            string missing = !members.MessageId.IsPresent && !members.TopicArn.IsPresent ? "MessageId and TopicArn" : !members.TopicArn.IsPresent ? "TopicArn" : "MessageId";
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"The body is an SNS notification (Type \"Notification\" with a Message) without its {missing}", members.Type.Start);
         }
 
         if (members.Type.IsString && members.MessageId.IsPresent && members.TopicArn.IsPresent)

@@ -24,8 +24,13 @@ public sealed class EnvelopeFormatDetectorTests
     [InlineData("{\"id\":\"1\"}", EnvelopeFormat.Json)]
     [InlineData(" \r\n\t{}", EnvelopeFormat.Json)]
     [InlineData("\uFEFF {}", EnvelopeFormat.Json)]
-    [InlineData("[{}]", EnvelopeFormat.Protobuf)]
-    [InlineData("null", EnvelopeFormat.Protobuf)]
+    [InlineData("[{}]", EnvelopeFormat.Json)] // JSON, so that the error says "must be a JSON object", not a protobuf problem
+    [InlineData("null", EnvelopeFormat.Json)]
+    [InlineData(" true", EnvelopeFormat.Json)]
+    [InlineData("-1", EnvelopeFormat.Json)]
+    [InlineData("7", EnvelopeFormat.Json)]
+    [InlineData("2", EnvelopeFormat.Protobuf)] // 0x32 is field 6 (binary_data) as length-delimited: a protobuf tag
+    [InlineData("\"text\"", EnvelopeFormat.Protobuf)] // 0x22 is field 4 (type) as length-delimited
     [InlineData("", EnvelopeFormat.Protobuf)]
     [InlineData("   ", EnvelopeFormat.Protobuf)]
     public void Detect_TellsJsonByItsFirstSignificantByte_InEverySplit(string text, EnvelopeFormat expected)
