@@ -62,8 +62,47 @@ public sealed class InMemoryBroker : IMessageTransport
                 throw new MessageTransportException("A queue's maximum message size is 1,024 to 1,048,576 bytes.");
             }
 
+            ValidateRedrive(n, options);
             return new InMemoryQueue(this, n, options);
         });
+    }
+
+    /// <summary>
+    /// Refuses the redrive settings SQS refuses, when the queue is created rather than when a message is moved:
+    /// a dead-letter queue must exist, be another queue, be of the same kind (FIFO for a FIFO queue, standard
+    /// for a standard one) and take messages as large as the queue does; the max receive count is 1 to 1,000.
+    /// </summary>
+    private void ValidateRedrive(string name, InMemoryQueueOptions options)
+    {
+        if (options.DeadLetterQueue is not { } deadLetterName)
+        {
+            return;
+        }
+
+        if (deadLetterName == name)
+        {
+            throw new MessageTransportException($"The queue '{name}' cannot be its own dead-letter queue.");
+        }
+
+        if (!_queues.TryGetValue(deadLetterName, out InMemoryQueue? deadLetters))
+        {
+            throw new MessageTransportException($"The dead-letter queue '{deadLetterName}' of '{name}' does not exist; create it first.");
+        }
+
+        if (deadLetters.Options.Fifo != options.Fifo)
+        {
+            throw new MessageTransportException($"The dead-letter queue of {(options.Fifo ? "a FIFO" : "a standard")} queue must be {(options.Fifo ? "a FIFO" : "a standard")} queue too ('{deadLetterName}' is not).");
+        }
+
+        if (deadLetters.Options.MaxMessageSize < options.MaxMessageSize)
+        {
+            throw new MessageTransportException($"The dead-letter queue '{deadLetterName}' takes messages of at most {deadLetters.Options.MaxMessageSize} bytes, fewer than the {options.MaxMessageSize} of '{name}': a message could not be moved.");
+        }
+
+        if (options.MaxReceiveCount is < 1 or > 1000)
+        {
+            throw new MessageTransportException($"The max receive count of '{name}' must be 1 to 1,000.");
+        }
     }
 
     /// <summary>Gets a queue.</summary>
@@ -145,7 +184,7 @@ public sealed class InMemoryBroker : IMessageTransport
         ArgumentNullException.ThrowIfNull(request);
         cancellationToken.ThrowIfCancellationRequested();
         Topic topic = GetTopic(request.TopicArn);
-        SqsRules.Validate(request.Message, request.MessageAttributes, topic.MaxMessageSize, "topic");
+        SqsRules.Validate(request.Message, request.MessageAttributes, topic.MaxMessageSize, "topic", maxAttributes: int.MaxValue); // SNS takes more than 10; raw deliveries of them are dropped below
         if (topic.Fifo && string.IsNullOrEmpty(request.MessageGroupId))
         {
             throw new MessageTransportException($"The FIFO topic '{request.TopicArn}' needs a MessageGroupId.");

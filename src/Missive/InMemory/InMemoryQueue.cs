@@ -231,11 +231,20 @@ public sealed class InMemoryQueue
                 continue;
             }
 
-            message.ReceiveCount++;
-            if (Options.DeadLetterQueue is { } dlq && message.ReceiveCount > Options.MaxReceiveCount)
+            if (Options.DeadLetterQueue is { } dlq && message.ReceiveCount + 1 > Options.MaxReceiveCount)
             {
+                // All or nothing: the message leaves this queue only once the dead-letter queue holds it.
+                try
+                {
+                    _broker.GetQueue(dlq).Enqueue(message.Body, message.Attributes, message.GroupId, Options.Fifo ? message.Id : null, TimeSpan.Zero, Arn);
+                }
+                catch (MessageTransportException)
+                {
+                    // The move failed (the dead-letter queue is gone, or refused it): the message stays here, untouched.
+                    continue;
+                }
+
                 _messages.RemoveAt(i--);
-                _broker.GetQueue(dlq).Enqueue(message.Body, message.Attributes, message.GroupId, Options.Fifo ? message.Id : null, TimeSpan.Zero, Arn);
                 if (message.GroupId is { } movedGroup)
                 {
                     blockedGroups!.Remove(movedGroup);
@@ -243,6 +252,8 @@ public sealed class InMemoryQueue
 
                 continue;
             }
+
+            message.ReceiveCount++;
 
             message.FirstReceivedAt ??= now;
             message.VisibleAt = now + visibilityTimeout;

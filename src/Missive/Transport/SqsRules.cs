@@ -102,7 +102,8 @@ internal static class SqsRules
     /// <param name="attributes">The attributes.</param>
     /// <param name="maxSize">The queue's largest message.</param>
     /// <param name="what">The kind of target, for the message ("queue", "topic").</param>
-    public static void Validate(string body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, long maxSize, string what)
+    /// <param name="maxAttributes">The most message attributes allowed (SQS: 10; SNS publishes take more).</param>
+    public static void Validate(string body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, long maxSize, string what, int maxAttributes = MaxMessageAttributes)
     {
         int invalid = IndexOfInvalidBodyCharacter(body);
         if (invalid >= 0)
@@ -110,9 +111,9 @@ internal static class SqsRules
             throw new MessageTransportException($"The message body holds a character SQS does not allow (U+{(int)body[invalid]:X4}) at index {invalid}; binary content must travel as base64.");
         }
 
-        if (attributes.Count > MaxMessageAttributes)
+        if (attributes.Count > maxAttributes)
         {
-            throw new MessageTransportException($"The message has {attributes.Count} attributes; at most {MaxMessageAttributes} are allowed.");
+            throw new MessageTransportException($"The message has {attributes.Count} attributes; at most {maxAttributes} are allowed.");
         }
 
         foreach (KeyValuePair<string, MessageAttributeValue> attribute in attributes)

@@ -187,12 +187,60 @@ public sealed class InMemoryBrokerTests
         }
 
         await broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "payload", MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["k"] = MessageAttributeValue.FromBinary(new byte[] { 1, 2 }) } });
-        await Assert.ThrowsAsync<MessageTransportException>(() => broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "x", MessageAttributes = eleven }));
+        await broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "eleven", MessageAttributes = eleven }); // SNS accepts it
 
-        SqsMessage raw = (await broker.ReceiveAsync("raw", 10, TimeSpan.Zero)).Single();
+        SqsMessage raw = (await broker.ReceiveAsync("raw", 10, TimeSpan.Zero)).Single(); // the raw delivery of "eleven" was dropped
         Assert.Equal("payload", raw.Body);
         Assert.Equal(new byte[] { 1, 2 }, raw.MessageAttributes["k"].BinaryValue.ToArray());
-        Assert.Contains("\"Value\":\"AQI=\"", (await broker.ReceiveAsync("wrapped", 10, TimeSpan.Zero)).Single().Body, StringComparison.Ordinal);
+        Assert.Equal(1, broker.DroppedDeliveries);
+        IReadOnlyList<SqsMessage> wrapped = await broker.ReceiveAsync("wrapped", 10, TimeSpan.Zero);
+        Assert.Equal(2, wrapped.Count);
+        Assert.Contains("\"Value\":\"AQI=\"", wrapped[0].Body, StringComparison.Ordinal);
+        Assert.Contains("\"a10\"", wrapped[1].Body, StringComparison.Ordinal); // the notification carries all eleven
+    }
+
+    [Fact]
+    public void CreateQueue_RedriveSettingsSqsRefuses_AreRefusedWhenTheQueueIsCreated()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("small-dlq", o => o.MaxMessageSize = 2048);
+        broker.CreateQueue("dlq.fifo");
+
+        Assert.Contains("does not exist", Assert.Throws<MessageTransportException>(() => broker.CreateQueue("a", o => o.DeadLetterQueue = "missing")).Message, StringComparison.Ordinal);
+        Assert.Contains("standard queue too", Assert.Throws<MessageTransportException>(() => broker.CreateQueue("b", o => o.DeadLetterQueue = "dlq.fifo")).Message, StringComparison.Ordinal);
+        Assert.Contains("fewer than the", Assert.Throws<MessageTransportException>(() => broker.CreateQueue("c", o => o.DeadLetterQueue = "small-dlq")).Message, StringComparison.Ordinal);
+        Assert.Contains("its own dead-letter queue", Assert.Throws<MessageTransportException>(() => broker.CreateQueue("d", o => o.DeadLetterQueue = "d")).Message, StringComparison.Ordinal);
+        Assert.Throws<MessageTransportException>(() => broker.GetQueue("a")); // nothing half-created
+    }
+
+    [Fact]
+    public async Task DeadLetterMove_ThatFails_LeavesTheMessageWhereItWas_AndTheOthersOfTheReceiveVisible()
+    {
+        // A move can fail only if the dead-letter queue refuses the message after creation (here: its size limit is
+        // lowered behind the broker's back); the message must stay, and the receive must hand out the others.
+        var broker = new InMemoryBroker(_time);
+        InMemoryQueue deadLetters = broker.CreateQueue("work-dlq");
+        broker.CreateQueue("work", o =>
+        {
+            o.DeadLetterQueue = "work-dlq";
+            o.MaxReceiveCount = 1;
+            o.VisibilityTimeout = TimeSpan.FromSeconds(10);
+        });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "work", MessageBody = new string('x', 1500) });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "work", MessageBody = "small" });
+        Assert.Equal(2, (await broker.ReceiveAsync("work", 10, TimeSpan.Zero)).Count);
+        _time.Advance(TimeSpan.FromSeconds(11));
+        deadLetters.Options.MaxMessageSize = 1024;
+
+        IReadOnlyList<SqsMessage> second = await broker.ReceiveAsync("work", 10, TimeSpan.Zero);
+
+        Assert.Empty(second); // "small" moved; the large one could not move and was not handed out again either
+        Assert.Equal(1, broker.GetQueue("work").Count);
+        Assert.Equal(["small"], deadLetters.PeekBodies());
+        deadLetters.Options.MaxMessageSize = 1024 * 1024;
+        Assert.Empty(await broker.ReceiveAsync("work", 10, TimeSpan.Zero));
+        Assert.Equal(2, deadLetters.Count); // moved at the next receive, body intact
+        Assert.Equal(1500, deadLetters.PeekBodies()[1].Length);
     }
 
     [Fact]

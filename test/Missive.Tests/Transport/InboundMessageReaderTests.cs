@@ -35,6 +35,19 @@ public sealed class InboundMessageReaderTests
 
     public InboundMessageReaderTests(ITestOutputHelper output) => _output = output;
 
+    [Fact]
+    public void Read_NullAttributeDictionaries_AsTheAwsSdkGivesWhenNoneWereAskedFor_MeanNone()
+    {
+        using var serializer = TestSerializers.Fast();
+        string body = serializer.SerializeToString(Orders.Envelope(1));
+
+        InboundMessage inbound = Create().Read(new SqsMessage { Body = body, MessageId = "m", ReceiptHandle = "r", SystemAttributes = null!, MessageAttributes = null! });
+
+        Assert.Empty(inbound.Envelope!.SqsMetadata!.MessageAttributes);
+        Assert.Equal(0, inbound.Envelope.SqsMetadata.ApproximateReceiveCount);
+        Assert.Null(inbound.Envelope.SqsMetadata.MessageGroupId);
+    }
+
     private static InboundMessageReader Create(bool experimental = true, SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
