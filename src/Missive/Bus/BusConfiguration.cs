@@ -8,6 +8,9 @@ internal sealed class BusConfiguration
 {
     public Dictionary<Type, MessageRoute> Routes { get; } = [];
 
+    /// <summary>Gets or sets whether publishers may write protobuf (<c>EnableExperimentalFeatures()</c>); reading it is always on.</summary>
+    public bool ProtobufPublishing { get; set; }
+
     public Dictionary<Type, HandlerInvoker> Handlers { get; } = [];
 
     public List<(string Queue, PollerOptions Options)> Pollers { get; } = [];

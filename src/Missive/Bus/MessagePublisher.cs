@@ -32,6 +32,11 @@ internal sealed class MessagePublisher : IMessagePublisher
         MessageEnvelope<T> envelope = _factory.CreateEnvelope(message);
         options?.ConfigureEnvelope?.Invoke(envelope);
         EnvelopeFormat? format = options?.Format ?? route.Format;
+        if (format == EnvelopeFormat.Protobuf && !_configuration.ProtobufPublishing)
+        {
+            throw new MessageBusConfigurationException("Publishing in the protobuf format needs EnableExperimentalFeatures(); without it, the bus reads protobuf but writes JSON.");
+        }
+
         switch (route.Kind)
         {
             case RouteKind.Sqs:

@@ -73,7 +73,11 @@ public static class MessageBusServiceCollectionExtensions
             services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
             services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
             services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
-            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(sp.GetRequiredService<StandardJsonEnvelopeSerializer>(), protobuf: null));
+
+            // Every mode reads both formats (a publisher elsewhere may have the switch on); only writing protobuf needs the switch.
+            services.TryAddSingleton(sp => new ProtobufEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<ProtobufEnvelopeSerializer>>()));
+            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(
+                sp.GetRequiredService<StandardJsonEnvelopeSerializer>(), sp.GetRequiredService<ProtobufEnvelopeSerializer>()));
         }
 
         AddBus(services, builder);
@@ -83,6 +87,7 @@ public static class MessageBusServiceCollectionExtensions
     private static void AddBus(IServiceCollection services, MessageBusBuilder builder)
     {
         BusConfiguration bus = builder.Bus;
+        bus.ProtobufPublishing = builder.ExperimentalFeaturesEnabled;
         foreach (MessageRoute route in bus.Routes.Values)
         {
             if (route.Format == EnvelopeFormat.Protobuf && !builder.ExperimentalFeaturesEnabled)

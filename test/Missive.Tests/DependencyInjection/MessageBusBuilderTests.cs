@@ -2,9 +2,11 @@ using System;
 using System.Collections.Generic;
 using System.Text.Json;
 using System.Text.Json.Serialization;
+using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Options;
+using Missive.Bus;
 using Missive.Json;
 using Missive.Serialization;
 using Missive.Tests.Infrastructure;
@@ -59,15 +61,18 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
-    public void WithoutExperimentalFeatures_ProtobufIsNotAvailable()
+    public async Task WithoutExperimentalFeatures_ProtobufIsReadButNotWritten()
     {
-        using ServiceProvider provider = Build(bus => bus.AddMessageType<string>("notes"));
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<string>("notes").AddSqsPublisher<string>("q").UseInMemoryBroker(b => b.CreateQueue("q")));
         IEnvelopeSerializerProvider serializers = provider.GetRequiredService<IEnvelopeSerializerProvider>();
+        using ServiceProvider experimental = Build(bus => bus.AddMessageType<string>("notes").EnableExperimentalFeatures());
+        var envelope = new MessageEnvelope<string> { Id = "1", Source = "/s", Type = "notes", Message = "from a publisher with the switch" };
+        byte[] protobuf = experimental.GetRequiredService<IEnvelopeSerializerProvider>().GetSerializer(EnvelopeFormat.Protobuf).SerializeToArray(envelope);
 
-        Assert.Null(provider.GetKeyedService<IEnvelopeSerializer>(ContentTypes.CloudEventsProtobuf));
-        Assert.Throws<MessageBusConfigurationException>(() => serializers.GetSerializer(EnvelopeFormat.Protobuf));
-        var error = Assert.Throws<InvalidEnvelopeException>(() => serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>([0x0A, 0x01, 0x31])));
-        Assert.Equal(InvalidEnvelopeReason.UnsupportedFormat, error.Reason);
+        EnvelopeAssert.Equal(envelope, serializers.Deserialize(new System.Buffers.ReadOnlySequence<byte>(protobuf)));
+        var refused = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => provider.GetRequiredService<IMessagePublisher>().PublishAsync("x", new PublishOptions { Format = EnvelopeFormat.Protobuf }));
+        Assert.Contains("EnableExperimentalFeatures()", refused.Message, StringComparison.Ordinal);
+        Assert.IsType<StandardJsonEnvelopeSerializer>(serializers.PublishSerializer);
         Assert.Throws<ArgumentOutOfRangeException>(() => Build(bus => bus.EnableExperimentalFeatures(x => x.PublishFormat = (EnvelopeFormat)7)).GetRequiredService<IEnvelopeSerializerProvider>());
     }
 
