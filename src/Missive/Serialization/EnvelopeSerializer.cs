@@ -61,7 +61,14 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         ArgumentNullException.ThrowIfNull(destination);
         ArgumentNullException.ThrowIfNull(envelope);
         EnvelopeValidator.Validate(envelope, position: -1);
-        return SerializeCore(destination, envelope, MessageTypes.Get<T>());
+        try
+        {
+            return SerializeCore(destination, envelope, MessageTypes.Get<T>());
+        }
+        catch (Exception e) when (IsWriteFailure(e))
+        {
+            throw WriteFailure(e);
+        }
     }
 
     /// <inheritdoc />
@@ -75,7 +82,14 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
             EnvelopeValidator.Validate(envelope, position: -1);
         }
 
-        return SerializeBatchCore(destination, envelopes);
+        try
+        {
+            return SerializeBatchCore(destination, envelopes);
+        }
+        catch (Exception e) when (IsWriteFailure(e))
+        {
+            throw WriteFailure(e);
+        }
     }
 
     /// <inheritdoc />
@@ -161,6 +175,17 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     /// </summary>
     internal InvalidEnvelopeException InvalidText(InvalidOperationException e)
         => ThrowHelper.InvalidText(-1, Settings.LogMessageContent ? e : null);
+
+    /// <summary>
+    /// A failure inside System.Text.Json or a message serializer while writing the data (a converter that
+    /// throws, a cycle, data deeper than the depth limit, a type it cannot write): the caller gets Missive's
+    /// exception, whatever the format and whichever serializer.
+    /// </summary>
+    private static bool IsWriteFailure(Exception e)
+        => e is JsonException or NotSupportedException or FormatException || (e is InvalidOperationException or ArgumentException && e is not ObjectDisposedException);
+
+    private InvalidEnvelopeException WriteFailure(Exception e)
+        => ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The message could not be written as the envelope's data" + (Settings.LogMessageContent ? ": " + e.Message : $" ({e.GetType().Name})"), attribute: CloudEventAttributeNames.Data, inner: e);
 
     private void CheckSize(long length)
     {

@@ -178,11 +178,28 @@ public sealed class MessageTypeMap
         return new JsonSerializerOptions(options ?? new JsonSerializerOptions()) { TypeInfoResolver = new DefaultJsonTypeInfoResolver() };
     }
 
+    /// <summary>
+    /// Metadata for a JSON message type: the configured context's, then Missive's own for the JSON DOM types,
+    /// then the options' resolver. A type the configured context does not know is a startup error, in every
+    /// runtime, unless <see cref="SerializationOptions.AllowReflectionFallback"/> is on: under JIT reflection
+    /// would hide the gap until a trimmed or native AOT build fails.
+    /// </summary>
     private JsonTypeInfo<T> ResolveTypeInfo<T>()
     {
         if (_options.JsonSerializerContext?.GetTypeInfo(typeof(T)) is JsonTypeInfo<T> fromContext)
         {
             return fromContext;
+        }
+
+        if (MissiveJsonContext.Default.GetTypeInfo(typeof(T)) is JsonTypeInfo<T> dom && typeof(T) != typeof(string) && typeof(T) != typeof(byte[]) && typeof(T) != typeof(DateTimeOffset))
+        {
+            return dom;
+        }
+
+        if (_options.JsonSerializerContext is { } context && !_options.AllowReflectionFallback && _options.JsonSerializerOptions?.TypeInfoResolver is null)
+        {
+            throw new MessageBusConfigurationException(
+                $"The JsonSerializerContext {context.GetType().Name} has no metadata for {typeof(T).FullName}. Add [JsonSerializable(typeof({typeof(T).Name}))] to it, or set SerializationOptions.AllowReflectionFallback to use reflection for types it lacks (not in trimmed or native AOT applications).");
         }
 
         JsonSerializerOptions jsonOptions = _jsonOptions ??= WithReflectionFallback(_options.JsonSerializerOptions);

@@ -67,10 +67,19 @@ public sealed class SerializationOptions
 
     /// <summary>
     /// Gets or sets a source-generated context that supplies the metadata for message types
-    /// (trimming and native AOT safe). When set, it is asked first; message types it does not know
-    /// fall back to <see cref="JsonSerializerOptions"/>.
+    /// (trimming and native AOT safe). When set, every JSON message type must be in it (or be a JSON DOM
+    /// type: <see cref="JsonElement"/>, <see cref="JsonDocument"/>, <c>JsonNode</c> and its kinds, whose
+    /// metadata Missive supplies): another type fails at startup, in every runtime, unless
+    /// <see cref="JsonSerializerOptions"/> has a resolver for it or <see cref="AllowReflectionFallback"/> is on.
     /// </summary>
     public JsonSerializerContext? JsonSerializerContext { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether message types that <see cref="JsonSerializerContext"/> does not know may use
+    /// reflection metadata instead of failing at startup. Default <c>false</c>. Reflection works under JIT
+    /// only: a trimmed or native AOT application fails at startup either way.
+    /// </summary>
+    public bool AllowReflectionFallback { get; set; }
 
     /// <summary>
     /// Gets or sets a string-based message serializer that replaces System.Text.Json for message

@@ -11,6 +11,9 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
 {
     private readonly JsonTypeInfo<T> _typeInfo;
 
+    /// <summary>Whether <typeparamref name="T"/> is <see cref="JsonNode"/> or one of its kinds, which a value node cannot wrap.</summary>
+    private static readonly bool IsNode = typeof(JsonNode).IsAssignableFrom(typeof(T));
+
     public JsonPayloadCodec(JsonTypeInfo<T> typeInfo) => _typeInfo = typeInfo;
 
     public override PayloadKind Kind => PayloadKind.Json;
@@ -19,9 +22,24 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
 
     /// <summary>
     /// A value node over the typed message: written by the same converter as the Utf8JsonWriter path,
-    /// so both serializers emit the same bytes (re-parsing would re-escape strings).
+    /// so both serializers emit the same bytes (re-parsing would re-escape strings). A <see cref="JsonNode"/>
+    /// message is copied (a node has one parent), and a <see cref="JsonElement"/> object or array becomes a
+    /// node of its own (a value node holds only a primitive element).
     /// </summary>
-    public override JsonNode? ToNode(T message) => JsonValue.Create(message, _typeInfo);
+    public override JsonNode? ToNode(T message)
+    {
+        if (IsNode)
+        {
+            return ((JsonNode)(object)message!).DeepClone();
+        }
+
+        if (message is JsonElement { ValueKind: JsonValueKind.Object or JsonValueKind.Array } element)
+        {
+            return element.ValueKind == JsonValueKind.Object ? JsonObject.Create(element) : JsonArray.Create(element);
+        }
+
+        return JsonValue.Create(message, _typeInfo);
+    }
 
     public override T ReadJsonData(ref Utf8JsonReader reader) => JsonSerializer.Deserialize(ref reader, _typeInfo)!;
 
