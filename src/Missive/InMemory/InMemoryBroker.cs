@@ -133,14 +133,18 @@ public sealed class InMemoryBroker : IMessageTransport
     /// <param name="topicName">The topic.</param>
     /// <param name="queueName">The queue (created with defaults if missing).</param>
     /// <param name="rawMessageDelivery">Deliver the message as is (with attributes as SQS attributes) instead of an SNS notification.</param>
-    public void Subscribe(string topicName, string queueName, bool rawMessageDelivery = false)
+    /// <returns>The subscription's ARN (<c>&lt;topic ARN&gt;:&lt;subscription id&gt;</c>), as the notifications' <c>UnsubscribeURL</c> names it.</returns>
+    public string Subscribe(string topicName, string queueName, bool rawMessageDelivery = false)
     {
         Topic topic = GetTopic(topicName);
         InMemoryQueue queue = CreateQueue(queueName);
+        var subscription = new Subscription($"{topic.Arn}:{Guid.NewGuid()}", queue, rawMessageDelivery);
         lock (topic.Subscriptions)
         {
-            topic.Subscriptions.Add(new Subscription(queue, rawMessageDelivery));
+            topic.Subscriptions.Add(subscription);
         }
+
+        return subscription.Arn;
     }
 
     /// <summary>Creates an event bus.</summary>
@@ -205,7 +209,6 @@ public sealed class InMemoryBroker : IMessageTransport
         }
 
         string deduplication = request.MessageDeduplicationId ?? messageId;
-        string? notification = null;
         foreach (Subscription subscription in subscriptions)
         {
             try
@@ -222,7 +225,7 @@ public sealed class InMemoryBroker : IMessageTransport
                 }
                 else
                 {
-                    notification ??= SnsNotificationFormat.Write(messageId, topic.Arn, request.Subject, request.Message, now, request.MessageAttributes, Region, topic.Fifo, sequence);
+                    string notification = SnsNotificationFormat.Write(messageId, topic.Arn, subscription.Arn, request.Subject, request.Message, now, request.MessageAttributes, Region, topic.Fifo, sequence);
                     subscription.Queue.Enqueue(notification, EmptyAttributes, request.MessageGroupId, subscription.Queue.Options.Fifo ? deduplication : null, TimeSpan.Zero);
                 }
             }
@@ -319,7 +322,7 @@ public sealed class InMemoryBroker : IMessageTransport
         public List<Subscription> Subscriptions { get; } = [];
     }
 
-    private sealed record Subscription(InMemoryQueue Queue, bool Raw);
+    private sealed record Subscription(string Arn, InMemoryQueue Queue, bool Raw);
 
     private sealed record Rule(InMemoryQueue Queue, string[] DetailTypes);
 }

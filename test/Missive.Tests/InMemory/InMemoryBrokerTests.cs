@@ -174,6 +174,50 @@ public sealed class InMemoryBrokerTests
     }
 
     [Fact]
+    public async Task Sns_UnsubscribeUrlNamesTheSubscription_NotTheMessage()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateTopic("t");
+        string first = broker.Subscribe("t", "a");
+        string second = broker.Subscribe("t", "b");
+
+        string messageId = await broker.PublishAsync(new SnsPublishRequest { TopicArn = "t", Message = "m" });
+
+        Assert.NotEqual(first, second);
+        Assert.Matches("^arn:aws:sns:[a-z0-9-]+:\\d{12}:t:[0-9a-f-]{36}$", first);
+        foreach ((string queue, string subscriptionArn) in new[] { ("a", first), ("b", second) })
+        {
+            using JsonDocument notification = JsonDocument.Parse((await broker.ReceiveAsync(queue, 1, TimeSpan.Zero))[0].Body);
+            string url = notification.RootElement.GetProperty("UnsubscribeURL").GetString()!;
+            Assert.EndsWith("/?Action=Unsubscribe&SubscriptionArn=" + subscriptionArn, url, StringComparison.Ordinal);
+            Assert.DoesNotContain(messageId, url, StringComparison.Ordinal);
+        }
+    }
+
+    [Fact]
+    public async Task Sns_FifoNotification_CarriesTheFieldsOfARealFifoDelivery_InTheirOrder()
+    {
+        // A FIFO topic's notification to SQS: SequenceNumber after MessageId, no signature fields, an UnsubscribeURL.
+        var broker = new InMemoryBroker(_time);
+        broker.CreateTopic("t.fifo");
+        string subscription = broker.Subscribe("t.fifo", "q.fifo");
+        var attributes = new Dictionary<string, MessageAttributeValue> { ["k"] = MessageAttributeValue.FromString("v") };
+
+        await broker.PublishAsync(new SnsPublishRequest { TopicArn = "t.fifo", Message = "m", Subject = "s", MessageGroupId = "g", MessageDeduplicationId = "d", MessageAttributes = attributes });
+
+        using JsonDocument notification = JsonDocument.Parse((await broker.ReceiveAsync("q.fifo", 1, TimeSpan.Zero))[0].Body);
+        var names = new List<string>();
+        foreach (JsonProperty property in notification.RootElement.EnumerateObject())
+        {
+            names.Add(property.Name);
+        }
+
+        Assert.Equal(["Type", "MessageId", "SequenceNumber", "TopicArn", "Subject", "Message", "Timestamp", "UnsubscribeURL", "MessageAttributes"], names);
+        Assert.Matches("^[0-9]{20}$", notification.RootElement.GetProperty("SequenceNumber").GetString());
+        Assert.EndsWith("SubscriptionArn=" + subscription, notification.RootElement.GetProperty("UnsubscribeURL").GetString(), StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task Sns_RawDelivery_DeliversTheMessageAsIsWithAttributes_AndDropsOverTenAttributes()
     {
         var broker = new InMemoryBroker(_time);
