@@ -47,4 +47,10 @@ internal static partial class BusLog
 
     [LoggerMessage(EventId = 2013, Level = LogLevel.Information, Message = "Shutdown began while {Count} messages of queue {Queue} were received but not yet handled; they were made visible again.")]
     public static partial void ReleasedUnstarted(ILogger logger, int count, string queue);
+
+    [LoggerMessage(EventId = 2014, Level = LogLevel.Warning, Message = "Handlers are registered for {MessageTypes}, but no queue poller is: nothing will deliver messages to them. Add AddQueuePoller(\"queue\") for each queue they read.")]
+    public static partial void HandlersWithoutPoller(ILogger logger, string messageTypes);
+
+    [LoggerMessage(EventId = 2015, Level = LogLevel.Warning, Message = "Queue pollers are configured for {Queues}, but no generic host is running in this service provider: the pump runs as a hosted service, so the handlers will never run. Build the services with Host.CreateApplicationBuilder() (or another IHost) and start the host.")]
+    public static partial void PollersWithoutHost(ILogger logger, string queues);
 }

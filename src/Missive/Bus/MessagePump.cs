@@ -19,9 +19,14 @@ internal sealed class MessagePump : BackgroundService
 {
     private readonly List<QueuePoller> _pollers = [];
 
+    private readonly BusConfiguration _configuration;
+    private readonly ILogger _logger;
+
     public MessagePump(IMessageTransport transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
     {
         ILogger log = logger ?? NullLogger<MessagePump>.Instance;
+        _configuration = configuration;
+        _logger = log;
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
             _pollers.Add(new QueuePoller(transport, reader, scopes, configuration, queue, options, timeProvider ?? TimeProvider.System, log));
@@ -46,8 +51,25 @@ internal sealed class MessagePump : BackgroundService
         }
     }
 
+    public override Task StartAsync(CancellationToken cancellationToken)
+    {
+        if (_pollers.Count == 0 && _configuration.Handlers.Count > 0)
+        {
+            var types = new List<string>(_configuration.Handlers.Count);
+            foreach (Type type in _configuration.Handlers.Keys)
+            {
+                types.Add(type.FullName ?? type.Name);
+            }
+
+            BusLog.HandlersWithoutPoller(_logger, string.Join(", ", types));
+        }
+
+        return base.StartAsync(cancellationToken);
+    }
+
     protected override Task ExecuteAsync(CancellationToken stoppingToken)
     {
+
         var running = new Task[_pollers.Count];
         for (int i = 0; i < running.Length; i++)
         {

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive;
@@ -112,13 +113,18 @@ public static class MessageBusServiceCollectionExtensions
         services.TryAddSingleton(bus);
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
         services.TryAddSingleton(sp => new InboundMessageReader(sp.GetRequiredService<IEnvelopeSerializerProvider>(), sp.GetRequiredService<IOptions<SerializationOptions>>().Value));
-        services.TryAddSingleton<IMessagePublisher>(sp => new MessagePublisher(
-            sp.GetRequiredService<IEnvelopeFactory>(),
-            sp.GetRequiredService<OutboundMessageWriter>(),
-            sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
-            bus));
-        if (bus.Pollers.Count > 0)
+        services.TryAddSingleton<IMessagePublisher>(sp =>
         {
+            WarnIfNoHostRunsThePump(sp, bus);
+            return new MessagePublisher(
+                sp.GetRequiredService<IEnvelopeFactory>(),
+                sp.GetRequiredService<OutboundMessageWriter>(),
+                sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
+                bus);
+        });
+        if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
+        {
+            // With handlers but no poller the pump has nothing to run; it says so when the host starts it.
             services.AddHostedService(sp => new MessagePump(
                 sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
                 sp.GetRequiredService<InboundMessageReader>(),
@@ -126,6 +132,30 @@ public static class MessageBusServiceCollectionExtensions
                 bus,
                 sp.GetService<TimeProvider>(),
                 sp.GetService<ILogger<MessagePump>>()));
+        }
+    }
+
+    /// <summary>
+    /// The pump is a hosted service: with a bare <c>ServiceProvider</c> nothing starts it. The publisher is what such
+    /// an application resolves first, so that is where the missing host is reported.
+    /// </summary>
+    private static void WarnIfNoHostRunsThePump(IServiceProvider services, BusConfiguration bus)
+    {
+        if (bus.Pollers.Count == 0 || services.GetService<IHostApplicationLifetime>() is not null)
+        {
+            return;
+        }
+
+        ILogger? logger = services.GetService<ILogger<MessagePump>>();
+        if (logger is not null)
+        {
+            var queues = new List<string>(bus.Pollers.Count);
+            foreach ((string queue, PollerOptions _) in bus.Pollers)
+            {
+                queues.Add(queue);
+            }
+
+            BusLog.PollersWithoutHost(logger, string.Join(", ", queues));
         }
     }
 

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Collections.Generic;
 using System.Text;
 using Missive.Buffers;
 
@@ -119,6 +120,35 @@ public static class EnvelopeSerializerExtensions
         {
             Return(serializer, buffer);
         }
+    }
+
+    /// <summary>
+    /// Writes a batch of envelopes in the serializer's batch format (<c>application/cloudevents-batch+json</c> for JSON,
+    /// <c>CloudEventBatch</c> for protobuf); the <see cref="IEnvelopeSerializer"/> handed out by dependency injection supports it.
+    /// </summary>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="destination">Where the bytes go. Must not be null.</param>
+    /// <param name="envelopes">The envelopes. Must not be null; may be empty.</param>
+    /// <returns>The number of bytes written.</returns>
+    /// <exception cref="NotSupportedException">The serializer does not implement <see cref="IBatchEnvelopeSerializer"/>.</exception>
+    /// <exception cref="InvalidEnvelopeException">An envelope breaks the CloudEvents rules.</exception>
+    public static int SerializeBatch(this IEnvelopeSerializer serializer, IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes)
+        => AsBatch(serializer).SerializeBatch(destination, envelopes);
+
+    /// <summary>Reads a batch of envelopes in the serializer's batch format.</summary>
+    /// <param name="serializer">The serializer. Must not be null.</param>
+    /// <param name="source">The batch bytes, in one or more segments.</param>
+    /// <returns>The envelopes, in order.</returns>
+    /// <exception cref="NotSupportedException">The serializer does not implement <see cref="IBatchEnvelopeSerializer"/>.</exception>
+    /// <exception cref="InvalidEnvelopeException">The input is not a valid batch, or holds an invalid envelope.</exception>
+    public static IReadOnlyList<MessageEnvelope> DeserializeBatch(this IEnvelopeSerializer serializer, in ReadOnlySequence<byte> source)
+        => AsBatch(serializer).DeserializeBatch(source);
+
+    private static IBatchEnvelopeSerializer AsBatch(IEnvelopeSerializer serializer)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        return serializer as IBatchEnvelopeSerializer
+            ?? throw new NotSupportedException($"The serializer {serializer.GetType().FullName} does not write or read batches: it does not implement {nameof(IBatchEnvelopeSerializer)}.");
     }
 
     private static int Base64MaxDecodedLength(int length) => Math.Max(1, (length / 4 * 3) + 3);

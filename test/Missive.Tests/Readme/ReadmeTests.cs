@@ -3,53 +3,121 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
+using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Configuration;
+using Amazon.Runtime;
 using Microsoft.Extensions.DependencyInjection;
-using Missive.InMemory;
+using Microsoft.Extensions.Options;
+using Missive.Aws;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
 namespace Missive.Tests.Readme;
 
+/// <summary>
+/// Every C# block in README.md is a file of Readme/Snippets (or the body of one of its methods) with its using lines,
+/// so every block compiles as pasted; these tests also run them.
+/// </summary>
 public sealed partial class ReadmeTests
 {
+    private static readonly SemaphoreSlim ConsoleGate = new(1, 1);
+
     [Fact]
-    public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromReadmeSnippets()
+    public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings()
     {
         string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md"));
-        string[] source = Lines(File.ReadAllText(Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Readme", "ReadmeSnippets.cs")));
+        string[][] files = Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Readme", "Snippets"), "*.cs")
+            .Select(f => Lines(File.ReadAllText(f)).Where(l => !l.StartsWith("namespace ", StringComparison.Ordinal)).ToArray())
+            .ToArray();
         MatchCollection blocks = CSharpBlock().Matches(readme);
 
         Assert.NotEmpty(blocks);
         foreach (Match block in blocks)
         {
             string[] lines = Lines(block.Groups[1].Value);
-            Assert.True(ContainsInOrder(source, lines), "This README block is not in ReadmeSnippets.cs (so it may not compile):\n" + block.Groups[1].Value);
+            string[] usings = lines.TakeWhile(IsUsing).ToArray();
+            string[] code = lines.Skip(usings.Length).ToArray();
+            Assert.True(usings.Length > 0, "This README block has no using lines, so it cannot be pasted as it is:\n" + block.Groups[1].Value);
+            Assert.True(
+                files.Any(file => usings.All(u => file.TakeWhile(IsUsing).Contains(u)) && ContainsInOrder(file, code)),
+                "This README block is not in a file of Readme/Snippets with those usings (so it may not compile):\n" + block.Groups[1].Value);
         }
     }
 
     [Fact]
-    public async Task TheReadmeSnippets_Run()
+    public async Task TheQuickStartProgram_HandlesWhatItPublishes_InsideTheGenericHost()
     {
-        using ServiceProvider provider = ReadmeSnippets.Configure(new ServiceCollection());
-        var order = new OrderPlaced("ORD-2", 10m);
+        await ConsoleGate.WaitAsync();
+        TextWriter console = Console.Out;
+        var output = new StringWriter();
+        try
+        {
+            Console.SetOut(TextWriter.Synchronized(output));
+            await QuickStartProgram.RunAsync(["--Logging:LogLevel:Default=Warning"]).WaitAsync(TimeSpan.FromSeconds(60));
+        }
+        finally
+        {
+            Console.SetOut(console);
+            ConsoleGate.Release();
+        }
 
-        await ReadmeSnippets.Publish(provider, order);
-        MessageEnvelope read = ReadmeSnippets.SerializeAndRead(provider, order);
-        InMemoryBroker broker = provider.GetRequiredService<InMemoryBroker>();
-        IReadOnlyList<SqsMessage> received = await broker.ReceiveAsync("billing", 10, TimeSpan.Zero);
-
-        Assert.Equal("ORD-2", ((MessageEnvelope<OrderPlaced>)read).Message.OrderId);
-        Assert.Equal(2, received.Count);
-        Assert.All(received, m => Assert.NotNull(ReadmeSnippets.ReadSqsMessage(provider, m)));
+        string printed = output.ToString();
+        Assert.Contains("ORD-1 via arn:aws:sns:", printed, StringComparison.Ordinal);
+        Assert.Contains("ORD-2 via arn:aws:sns:", printed, StringComparison.Ordinal); // the protobuf one
     }
+
+    [Fact]
+    public void TheSerializerSnippets_RoundTripOneEnvelopeAndABatch_WithWhatDependencyInjectionHandsOut()
+    {
+        foreach (bool experimental in new[] { false, true })
+        {
+            var services = new ServiceCollection();
+            services.AddMessageBus(bus =>
+            {
+                bus.AddMessageType<OrderPlaced>("Orders.OrderPlaced").ConfigureSerialization(o => o.JsonSerializerContext = AppJsonContext.Default);
+                if (experimental)
+                {
+                    bus.EnableExperimentalFeatures();
+                }
+            });
+            using ServiceProvider provider = services.BuildServiceProvider();
+            var order = new OrderPlaced("ORD-3", 10m);
+
+            MessageEnvelope read = EnvelopeRoundTrip.SerializeAndRead(provider, order);
+            var batch = new List<MessageEnvelope> { read, read };
+            IReadOnlyList<MessageEnvelope> readBatch = EnvelopeRoundTrip.SerializeAndReadBatch(provider, batch);
+
+            Assert.Equal(order, ((MessageEnvelope<OrderPlaced>)read).Message);
+            Assert.Equal(2, readBatch.Count);
+            EnvelopeAssert.Equal(batch, readBatch);
+        }
+    }
+
+    [Fact]
+    public void TheAwsSnippet_BindsItsSection_AndRunsOnAws()
+    {
+        IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
+        {
+            ["Missive:Aws:Region"] = "eu-west-1",
+            ["Missive:Aws:TopicArns:orders"] = "arn:aws:sns:eu-west-1:123456789012:orders",
+        }).Build();
+        IServiceCollection services = new ServiceCollection().AddOrdersBus(configuration);
+        services.Configure<AwsTransportOptions>(o => o.Credentials = new BasicAWSCredentials("AKIDEXAMPLE", "secret")); // none on a test machine
+        using ServiceProvider provider = services.BuildServiceProvider();
+
+        Assert.IsType<AwsTransport>(provider.GetRequiredService<IMessageTransport>());
+        Assert.Equal("eu-west-1", provider.GetRequiredService<IOptions<AwsTransportOptions>>().Value.Region);
+    }
+
+    private static bool IsUsing(string line) => line.StartsWith("using ", StringComparison.Ordinal) && line.EndsWith(';') && !line.Contains('=', StringComparison.Ordinal);
 
     private static string[] Lines(string text)
         => text.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0).ToArray();
 
     private static bool ContainsInOrder(string[] source, string[] lines)
     {
-        for (int start = 0; start < source.Length; start++)
+        for (int start = 0; start + lines.Length <= source.Length; start++)
         {
             if (source.Skip(start).Take(lines.Length).SequenceEqual(lines))
             {

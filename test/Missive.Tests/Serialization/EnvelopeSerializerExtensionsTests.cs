@@ -77,4 +77,24 @@ public sealed class EnvelopeSerializerExtensionsTests
 
         public MessageEnvelope Deserialize(in System.Buffers.ReadOnlySequence<byte> source) => inner.Deserialize(source);
     }
+
+    [Fact]
+    public void SerializeBatch_OnASerializerWithoutBatches_SaysSo()
+    {
+        IEnvelopeSerializer serializer = new SingleOnlySerializer();
+
+        var error = Assert.Throws<NotSupportedException>(() => serializer.SerializeBatch(new System.Buffers.ArrayBufferWriter<byte>(), []));
+        Assert.Contains(nameof(SingleOnlySerializer), error.Message, StringComparison.Ordinal);
+        Assert.Contains(nameof(IBatchEnvelopeSerializer), error.Message, StringComparison.Ordinal);
+        Assert.Throws<NotSupportedException>(() => serializer.DeserializeBatch(System.Buffers.ReadOnlySequence<byte>.Empty));
+    }
+
+    private sealed class SingleOnlySerializer : IEnvelopeSerializer
+    {
+        public string ContentType => "application/x-single";
+
+        public int Serialize<T>(System.Buffers.IBufferWriter<byte> destination, MessageEnvelope<T> envelope) => 0;
+
+        public MessageEnvelope Deserialize(in System.Buffers.ReadOnlySequence<byte> source) => throw new InvalidOperationException();
+    }
 }
