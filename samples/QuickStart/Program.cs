@@ -2,7 +2,6 @@ using System;
 using System.Buffers;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
-using System.Diagnostics;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
@@ -15,7 +14,6 @@ using Missive;
 using Missive.Bus;
 using Missive.Buffers;
 using Missive.InMemory;
-using Missive.Json;
 using Missive.Serialization;
 
 // Missive QuickStart: an SNS topic fanned out to two SQS queues on the in-memory broker, one of them
@@ -103,17 +101,10 @@ Console.WriteLine();
 Console.WriteLine("Example protobuf envelope (field dump):");
 ProtobufDump.Write(protobufBytes, Console.Out);
 
-// Time per message of the standard and experimental JSON paths, measured here (a sample, not a benchmark:
-// see benchmarks/ for BenchmarkDotNet figures).
+// Speed: the committed BenchmarkDotNet figures (benchmarks/results/ratios.md, copied next to this program), not a
+// stopwatch here: a short timing on a cold, shared machine can say anything.
 Console.WriteLine();
-Console.WriteLine("Time per message in this run (serialize into a buffer and read back, 20,000 times):");
-var standard = new StandardJsonEnvelopeSerializer(host.Services.GetRequiredService<MessageTypeMap>());
-double standardUs = Sample.Measure(standard, example);
-double fastUs = Sample.Measure(json, example);
-double protobufUs = Sample.Measure(protobuf, example);
-Console.WriteLine($"  standard JSON      {standardUs,7:0.00} us");
-Console.WriteLine($"  experimental JSON  {fastUs,7:0.00} us  ({standardUs / fastUs:0.0}x faster)");
-Console.WriteLine($"  protobuf           {protobufUs,7:0.00} us  ({standardUs / protobufUs:0.0}x faster)");
+BenchmarkFigures.Write(Console.Out);
 Console.WriteLine();
 bool complete = handled.Count == expected;
 Console.WriteLine(complete ? $"OK: every published message was handled ({handled.Count} of {expected})." : $"INCOMPLETE: {handled.Count} of {expected} handled.");
@@ -168,31 +159,52 @@ internal static class Sample
         n % 3 == 0 ? "Zoë Martin" : "Sam Okafor",
         19.90m + n,
         [new OrderLine("SKU-4471", 1 + (n % 3), 9.95m), new OrderLine("SKU-1200", 1, 9.95m + n)]);
+}
 
-    public static double Measure(IEnvelopeSerializer serializer, MessageEnvelope<OrderPlaced> envelope)
+/// <summary>Prints the one-order rows of the committed BenchmarkDotNet report: time and allocation as ratios to the standard serializer.</summary>
+internal static class BenchmarkFigures
+{
+    public const string FileName = "ratios.md";
+
+    public static void Write(System.IO.TextWriter output)
     {
-        using var buffer = new PooledBufferWriter();
-        const int Iterations = 20_000;
-        for (int i = 0; i < 2_000; i++)
+        string path = System.IO.Path.Combine(AppContext.BaseDirectory, FileName);
+        if (!System.IO.File.Exists(path))
         {
-            RoundTrip(serializer, envelope, buffer);
+            output.WriteLine("Benchmark figures: see benchmarks/results in the repository.");
+            return;
         }
 
-        var clock = Stopwatch.StartNew();
-        for (int i = 0; i < Iterations; i++)
+        output.WriteLine("One order, BenchmarkDotNet (benchmarks/results/ratios.md; ratios to the standard serializer in the same run):");
+        string section = string.Empty;
+        foreach (string line in System.IO.File.ReadLines(path))
         {
-            RoundTrip(serializer, envelope, buffer);
+            if (line.StartsWith("### ", StringComparison.Ordinal))
+            {
+                section = line[4..];
+                continue;
+            }
+
+            // | [parameters] | 'scenario' | mean | time ratio | allocated | alloc ratio |
+            string[] cells = line.Split('|', StringSplitOptions.TrimEntries);
+            if (cells.Length != 8 || !IsOneSourceGeneratedOrder(cells[1]))
+            {
+                continue;
+            }
+
+            if (cells[2].EndsWith("(baseline)", StringComparison.Ordinal))
+            {
+                output.WriteLine($"  {section} against {cells[2][..^"(baseline)".Length].Trim().Trim('\'')} ({cells[3]}, {cells[5]}):");
+            }
+            else
+            {
+                output.WriteLine($"    {cells[2].Trim('\''),-56} {cells[4],6}x time  {cells[5],9} allocated");
+            }
         }
-
-        return clock.Elapsed.TotalMicroseconds / Iterations;
     }
 
-    private static void RoundTrip(IEnvelopeSerializer serializer, MessageEnvelope<OrderPlaced> envelope, PooledBufferWriter buffer)
-    {
-        buffer.Reset();
-        serializer.Serialize(buffer, envelope);
-        serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
-    }
+    private static bool IsOneSourceGeneratedOrder(string parameters)
+        => parameters.Contains("ItemCount=1]", StringComparison.Ordinal) && !parameters.Contains("SourceGenerated=False", StringComparison.Ordinal);
 }
 
 /// <summary>Prints a protobuf message field by field: tag, wire type, and the value (nested messages indented).</summary>

@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.IO;
 using System.Linq;
 using System.Text.RegularExpressions;
-using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Configuration;
 using Amazon.Runtime;
@@ -21,8 +20,6 @@ namespace Missive.Tests.Readme;
 /// </summary>
 public sealed partial class ReadmeTests
 {
-    private static readonly SemaphoreSlim ConsoleGate = new(1, 1);
-
     [Fact]
     public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings()
     {
@@ -48,21 +45,8 @@ public sealed partial class ReadmeTests
     [Fact]
     public async Task TheQuickStartProgram_HandlesWhatItPublishes_InsideTheGenericHost()
     {
-        await ConsoleGate.WaitAsync();
-        TextWriter console = Console.Out;
-        var output = new StringWriter();
-        try
-        {
-            Console.SetOut(TextWriter.Synchronized(output));
-            await QuickStartProgram.RunAsync(["--Logging:LogLevel:Default=Warning"]).WaitAsync(TimeSpan.FromSeconds(60));
-        }
-        finally
-        {
-            Console.SetOut(console);
-            ConsoleGate.Release();
-        }
+        string printed = await ConsoleCapture.RunAsync(() => QuickStartProgram.RunAsync(["--Logging:LogLevel:Default=Warning"]));
 
-        string printed = output.ToString();
         Assert.Contains("ORD-1 via arn:aws:sns:", printed, StringComparison.Ordinal);
         Assert.Contains("ORD-2 via arn:aws:sns:", printed, StringComparison.Ordinal); // the protobuf one
     }
