@@ -35,6 +35,10 @@ public sealed class PackageTests
             Assert.Contains($"lib/net10.0/{project}.dll", entries);
             Assert.Contains($"lib/net10.0/{project}.xml", entries);
             Assert.Contains("README.md", entries);
+            using (var packedReadme = new StreamReader(zip.GetEntry("README.md")!.Open()))
+            {
+                Assert.Equal(File.ReadAllText(Path.Combine(RepositoryPaths.Root, "src", project, "README.md")), packedReadme.ReadToEnd()); // the package's own README
+            }
 
             XDocument nuspec = XDocument.Load(zip.Entries.Single(e => e.FullName.EndsWith(".nuspec", StringComparison.Ordinal)).Open());
             XNamespace ns = nuspec.Root!.Name.Namespace;

@@ -20,10 +20,12 @@ namespace Missive.Tests.Readme;
 /// </summary>
 public sealed partial class ReadmeTests
 {
-    [Fact]
-    public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings()
+    [Theory]
+    [InlineData("README.md")]
+    [InlineData("src/Missive/README.md")] // the package's README
+    public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings(string path)
     {
-        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md"));
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
         string[][] files = Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Readme", "Snippets"), "*.cs")
             .Select(f => Lines(File.ReadAllText(f)).Where(l => !l.StartsWith("namespace ", StringComparison.Ordinal)).ToArray())
             .ToArray();
@@ -94,6 +96,26 @@ public sealed partial class ReadmeTests
         Assert.Equal("eu-west-1", provider.GetRequiredService<IOptions<AwsTransportOptions>>().Value.Region);
     }
 
+    [Theory]
+    [InlineData("src/Missive/README.md")]
+    [InlineData("src/Missive.Aws/README.md")]
+    public void ThePackageReadmes_WorkOnAPackagePage(string path)
+    {
+        // A package page shows the README alone: no file of the repository can be linked, shown or run from it.
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
+
+        foreach (Match link in MarkdownLink().Matches(readme))
+        {
+            string target = link.Groups[1].Value;
+            Assert.True(target.StartsWith("https://", StringComparison.Ordinal) || target.StartsWith('#'), $"{path}: the link '{target}' is relative");
+        }
+
+        Assert.DoesNotMatch(@"!\[", readme); // no images
+        Assert.DoesNotContain("--project samples", readme, StringComparison.Ordinal);
+        Assert.DoesNotContain(".slnx", readme, StringComparison.Ordinal);
+        Assert.DoesNotContain("](src/", readme, StringComparison.Ordinal);
+    }
+
     private static bool IsUsing(string line) => line.StartsWith("using ", StringComparison.Ordinal) && line.EndsWith(';') && !line.Contains('=', StringComparison.Ordinal);
 
     private static string[] Lines(string text)
@@ -111,6 +133,9 @@ public sealed partial class ReadmeTests
 
         return false;
     }
+
+    [GeneratedRegex(@"\]\(([^)\s]+)\)")]
+    private static partial Regex MarkdownLink();
 
     [GeneratedRegex("```csharp\\n(.*?)```", RegexOptions.Singleline)]
     private static partial Regex CSharpBlock();
