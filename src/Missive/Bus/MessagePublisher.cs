@@ -29,7 +29,7 @@ internal sealed class MessagePublisher : IMessagePublisher
             throw new MessageBusConfigurationException($"No publisher is configured for {typeof(T).FullName}. Add one with AddSqsPublisher<{typeof(T).Name}>, AddSnsPublisher<{typeof(T).Name}> or AddEventBridgePublisher<{typeof(T).Name}>.");
         }
 
-        MessageEnvelope<T> envelope = _factory.CreateEnvelope(message);
+        MessageEnvelope<T> envelope = options?.TypeIdentifier is { } typeIdentifier ? _factory.CreateEnvelope(message, typeIdentifier) : _factory.CreateEnvelope(message);
         options?.ConfigureEnvelope?.Invoke(envelope);
         EnvelopeFormat? format = options?.Format ?? route.Format;
         if (format == EnvelopeFormat.Protobuf && !_configuration.ProtobufPublishing)

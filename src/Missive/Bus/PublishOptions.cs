@@ -15,6 +15,12 @@ public sealed class PublishOptions
     /// <summary>Gets or sets the SNS subject, or <c>null</c>.</summary>
     public string? Subject { get; set; }
 
+    /// <summary>
+    /// Gets or sets the envelope <c>type</c> for this message: one of the identifiers its .NET type is registered under
+    /// (<c>AddMessageType</c> may be called several times for one type), or <c>null</c> for the first registered.
+    /// </summary>
+    public string? TypeIdentifier { get; set; }
+
     /// <summary>Gets or sets the envelope format for this message, or <c>null</c> for the publisher's (protobuf needs <c>EnableExperimentalFeatures()</c>).</summary>
     public EnvelopeFormat? Format { get; set; }
 

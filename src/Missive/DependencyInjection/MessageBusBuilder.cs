@@ -37,13 +37,42 @@ public sealed class MessageBusBuilder
 
     internal bool HasMessageType(Type type) => _types.Contains(type);
 
-    /// <summary>Registers a message type and the envelope <c>type</c> that identifies it.</summary>
+    /// <summary>
+    /// Registers a message type and an envelope <c>type</c> that identifies it. Call it again with another identifier to
+    /// give the type several: the first is the default when publishing, <see cref="Bus.PublishOptions.TypeIdentifier"/> picks
+    /// another, and envelopes of every one are read as the type and go to its handler.
+    /// </summary>
     /// <typeparam name="T">The message type.</typeparam>
     /// <param name="typeIdentifier">The identifier. Must not be null or empty, and unique.</param>
     /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the default of the type's kind (see <see cref="MessageTypeMap"/>).</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The identifier or the type is already registered.</exception>
+    /// <exception cref="MessageBusConfigurationException">The identifier is already registered.</exception>
     public MessageBusBuilder AddMessageType<T>(string typeIdentifier, string? dataContentType = null)
+    {
+        AddIdentifier<T>(typeIdentifier);
+        _registrations.Add(map => map.Add<T>(typeIdentifier, dataContentType));
+        return this;
+    }
+
+    /// <summary>
+    /// Registers a message type whose data <paramref name="messageSerializer"/> writes and reads, in place of System.Text.Json
+    /// or <see cref="SerializationOptions.MessageSerializer"/>: JSON-typed text is embedded, other text is a JSON string.
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="typeIdentifier">The identifier. Must not be null or empty, and unique.</param>
+    /// <param name="messageSerializer">The serializer of this type's data. Must not be null.</param>
+    /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the serializer's content type.</param>
+    /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">The identifier is already registered, or the type with another serializer.</exception>
+    public MessageBusBuilder AddMessageType<T>(string typeIdentifier, IStringMessageSerializer messageSerializer, string? dataContentType = null)
+    {
+        ArgumentNullException.ThrowIfNull(messageSerializer);
+        AddIdentifier<T>(typeIdentifier);
+        _registrations.Add(map => map.Add<T>(typeIdentifier, messageSerializer, dataContentType));
+        return this;
+    }
+
+    private void AddIdentifier<T>(string typeIdentifier)
     {
         ArgumentException.ThrowIfNullOrEmpty(typeIdentifier);
         if (!_identifiers.Add(typeIdentifier))
@@ -51,13 +80,7 @@ public sealed class MessageBusBuilder
             throw new MessageBusConfigurationException($"The type identifier '{typeIdentifier}' is registered twice; identifiers must be unique.");
         }
 
-        if (!_types.Add(typeof(T)))
-        {
-            throw new MessageBusConfigurationException($"The message type {typeof(T).FullName} is registered twice; a type has one identifier.");
-        }
-
-        _registrations.Add(map => map.Add<T>(typeIdentifier, dataContentType));
-        return this;
+        _types.Add(typeof(T));
     }
 
     /// <summary>Configures serialization options (applied in order with any other configuration of <see cref="SerializationOptions"/>).</summary>
@@ -102,28 +125,28 @@ public sealed class MessageBusBuilder
     }
 
     /// <summary>Publishes messages of type <typeparamref name="T"/> to an SQS queue.</summary>
-    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <param name="queueName">The queue (name on the in-memory broker, URL on AWS).</param>
     /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddSqsPublisher<T>(string queueName, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sqs, queueName, format);
 
     /// <summary>Publishes messages of type <typeparamref name="T"/> to an SNS topic.</summary>
-    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <param name="topic">The topic (name on the in-memory broker, ARN on AWS).</param>
     /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddSnsPublisher<T>(string topic, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sns, topic, format);
 
     /// <summary>Publishes messages of type <typeparamref name="T"/> to an EventBridge event bus.</summary>
-    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <param name="eventBus">The event bus.</param>
     /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddEventBridgePublisher<T>(string eventBus, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.EventBridge, eventBus, format);
 
     /// <summary>Handles received messages of type <typeparamref name="TMessage"/> with <typeparamref name="THandler"/>, resolved from each message's DI scope.</summary>
-    /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}"/>.</typeparam>
+    /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <typeparam name="THandler">The handler.</typeparam>
     /// <returns>This builder.</returns>
     /// <exception cref="MessageBusConfigurationException">A handler is already registered for <typeparamref name="TMessage"/>.</exception>

@@ -36,17 +36,22 @@ public sealed class EnvelopeFactory : IEnvelopeFactory
     }
 
     /// <inheritdoc />
-    public MessageEnvelope<T> CreateEnvelope<T>(T message)
+    public MessageEnvelope<T> CreateEnvelope<T>(T message) => Create(message, _messageTypes.Get<T>());
+
+    /// <inheritdoc />
+    public MessageEnvelope<T> CreateEnvelope<T>(T message, string typeIdentifier)
     {
-        MessageTypeInfo<T> info = _messageTypes.Get<T>();
-        return new MessageEnvelope<T>
-        {
-            Id = Guid.NewGuid().ToString(),
-            Source = _source,
-            Type = info.Identifier,
-            Time = _timeProvider.GetUtcNow(),
-            DataContentType = info.ContentType,
-            Message = message,
-        };
+        ArgumentNullException.ThrowIfNull(typeIdentifier);
+        return Create(message, _messageTypes.Get<T>(typeIdentifier));
     }
+
+    private MessageEnvelope<T> Create<T>(T message, MessageTypeInfo<T> info) => new()
+    {
+        Id = Guid.NewGuid().ToString(),
+        Source = _source,
+        Type = info.Identifier,
+        Time = _timeProvider.GetUtcNow(),
+        DataContentType = info.ContentType,
+        Message = message,
+    };
 }

@@ -17,8 +17,9 @@ namespace Missive.Serialization;
 /// <item><c>byte[]</c> and <see cref="ReadOnlyMemory{T}"/> of bytes: <c>data_base64</c>
 /// (protobuf <c>binary_data</c>); content type <c>application/octet-stream</c> unless given.</item>
 /// <item><see cref="string"/>: a JSON string (protobuf <c>text_data</c>); content type <c>text/plain</c> unless given.</item>
-/// <item>Any other type, with <see cref="SerializationOptions.MessageSerializer"/> set: that
-/// serializer's text, embedded as JSON when its content type is JSON, else as a JSON string.</item>
+/// <item>A type registered with its own <see cref="IStringMessageSerializer"/>, or any other type with
+/// <see cref="SerializationOptions.MessageSerializer"/> set: that serializer's text, embedded as JSON when its
+/// content type is JSON, else as a JSON string.</item>
 /// <item>Any other type: System.Text.Json, embedded as a JSON value (protobuf <c>text_data</c>),
 /// content type <c>application/json</c>; metadata from <see cref="SerializationOptions.JsonSerializerContext"/>
 /// first, then <see cref="SerializationOptions.JsonSerializerOptions"/>.</item>
@@ -49,13 +50,36 @@ public sealed class MessageTypeMap
     /// <summary>Gets the number of registered types.</summary>
     public int Count => _byType.Count;
 
-    /// <summary>Registers a message type.</summary>
+    /// <summary>
+    /// Registers a message type under an envelope <c>type</c> identifier. A .NET type may be registered under several
+    /// identifiers: the first is the one envelopes get by default, the others are chosen per envelope
+    /// (<see cref="IEnvelopeFactory.CreateEnvelope{T}(T, string)"/>), and envelopes of each are read as that type.
+    /// </summary>
     /// <typeparam name="T">The message type.</typeparam>
     /// <param name="typeIdentifier">The envelope <c>type</c> for this message type. Must not be null or empty.</param>
     /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the default of the type's kind.</param>
     /// <returns>This map.</returns>
-    /// <exception cref="MessageBusConfigurationException">The identifier or the type is already registered, the map is closed, or System.Text.Json has no metadata for the type.</exception>
-    public MessageTypeMap Add<T>(string typeIdentifier, string? dataContentType = null)
+    /// <exception cref="MessageBusConfigurationException">The identifier is already registered, the map is closed, or System.Text.Json has no metadata for the type.</exception>
+    public MessageTypeMap Add<T>(string typeIdentifier, string? dataContentType = null) => Register<T>(typeIdentifier, null, dataContentType);
+
+    /// <summary>
+    /// Registers a message type whose data the given serializer writes and reads (instead of
+    /// <see cref="SerializationOptions.MessageSerializer"/> or System.Text.Json): its text is embedded as JSON when its content
+    /// type is JSON, else as a JSON string (protobuf <c>text_data</c>).
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="typeIdentifier">The envelope <c>type</c> for this message type. Must not be null or empty.</param>
+    /// <param name="messageSerializer">The serializer of this type's data. Must not be null.</param>
+    /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the serializer's content type.</param>
+    /// <returns>This map.</returns>
+    /// <exception cref="MessageBusConfigurationException">The identifier is already registered, the type is registered with another serializer, or the map is closed.</exception>
+    public MessageTypeMap Add<T>(string typeIdentifier, IStringMessageSerializer messageSerializer, string? dataContentType = null)
+    {
+        ArgumentNullException.ThrowIfNull(messageSerializer);
+        return Register<T>(typeIdentifier, messageSerializer, dataContentType);
+    }
+
+    private MessageTypeMap Register<T>(string typeIdentifier, IStringMessageSerializer? messageSerializer, string? dataContentType)
     {
         ArgumentException.ThrowIfNullOrEmpty(typeIdentifier);
         if (_settings is not null)
@@ -68,25 +92,33 @@ public sealed class MessageTypeMap
             throw new MessageBusConfigurationException($"The type identifier '{typeIdentifier}' is already registered for {existing.MessageType.FullName}; identifiers must be unique.");
         }
 
-        if (_byType.TryGetValue(typeof(T), out existing))
-        {
-            throw new MessageBusConfigurationException($"The message type {typeof(T).FullName} is already registered as '{existing.Identifier}'; a type has one identifier.");
-        }
-
         if (dataContentType is not null && !CloudEventRules.IsMediaType(dataContentType))
         {
             throw new MessageBusConfigurationException($"'{dataContentType}' is not a media type (type/subtype).");
         }
 
-        PayloadCodec<T> codec = CreateCodec<T>();
-        string contentType = dataContentType ?? codec.DefaultContentType;
-        var info = new MessageTypeInfo<T>(typeIdentifier, contentType, codec);
+        // Every identifier of a type shares its codec: the data of a type is written one way.
+        PayloadCodec<T> codec;
+        if (_byType.TryGetValue(typeof(T), out existing))
+        {
+            codec = ((MessageTypeInfo<T>)existing).Codec;
+            if (messageSerializer is not null && (codec is not StringSerializerPayloadCodec<T> custom || !ReferenceEquals(custom.Serializer, messageSerializer)))
+            {
+                throw new MessageBusConfigurationException($"The message type {typeof(T).FullName} is already registered as '{existing.Identifier}' with another serializer; every identifier of a type shares its serializer.");
+            }
+        }
+        else
+        {
+            codec = CreateCodec<T>(messageSerializer);
+        }
+
+        var info = new MessageTypeInfo<T>(typeIdentifier, dataContentType ?? codec.DefaultContentType, codec);
         _byIdentifier.Add(typeIdentifier, info);
-        _byType.Add(typeof(T), info);
+        _byType.TryAdd(typeof(T), info);
         return this;
     }
 
-    /// <summary>Tells whether a .NET type is registered, and with which identifier.</summary>
+    /// <summary>Tells whether a .NET type is registered, and with which identifier (the first registered, which envelopes get by default).</summary>
     /// <param name="messageType">The message type. Must not be null.</param>
     /// <param name="typeIdentifier">The identifier when registered.</param>
     /// <returns><c>true</c> when registered.</returns>
@@ -128,6 +160,19 @@ public sealed class MessageTypeMap
         return ThrowNotRegistered<T>();
     }
 
+    /// <summary>The registration of one identifier of <typeparamref name="T"/>.</summary>
+    internal MessageTypeInfo<T> Get<T>(string typeIdentifier)
+    {
+        if (_byIdentifier.TryGetValue(typeIdentifier, out MessageTypeInfo? info) && info is MessageTypeInfo<T> typed)
+        {
+            return typed;
+        }
+
+        throw new MessageBusConfigurationException(info is null
+            ? $"The type identifier '{typeIdentifier}' is not registered. Register it with AddMessageType<{typeof(T).Name}>(\"{typeIdentifier}\")."
+            : $"The type identifier '{typeIdentifier}' is registered for {info.MessageType.FullName}, not {typeof(T).FullName}.");
+    }
+
     internal MessageTypeInfo Get(Type messageType)
         => _byType.TryGetValue(messageType, out MessageTypeInfo? info) ? info : throw NotRegistered(messageType);
 
@@ -136,8 +181,13 @@ public sealed class MessageTypeMap
     private static MessageBusConfigurationException NotRegistered(Type type)
         => new($"The message type {type.FullName} is not registered. Register it with AddMessageType<{type.Name}>(\"type-identifier\").");
 
-    private PayloadCodec<T> CreateCodec<T>()
+    private PayloadCodec<T> CreateCodec<T>(IStringMessageSerializer? messageSerializer)
     {
+        if (messageSerializer is not null)
+        {
+            return new StringSerializerPayloadCodec<T>(messageSerializer);
+        }
+
         if (typeof(T) == typeof(byte[]))
         {
             return (PayloadCodec<T>)(object)new ByteArrayPayloadCodec();

@@ -83,7 +83,8 @@ public sealed class SerializationOptions
 
     /// <summary>
     /// Gets or sets a string-based message serializer that replaces System.Text.Json for message
-    /// data (binary message types keep being written as bytes). <c>null</c> by default.
+    /// data of every type registered without a serializer of its own (binary message types keep being written
+    /// as bytes; <c>AddMessageType(identifier, serializer)</c> gives one type its own). <c>null</c> by default.
     /// </summary>
     public IStringMessageSerializer? MessageSerializer { get; set; }
 

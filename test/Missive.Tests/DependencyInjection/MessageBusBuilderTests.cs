@@ -135,14 +135,15 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
-    public void AddMessageType_SameTypeTwice_FailsImmediately()
+    public void AddMessageType_SameTypeTwice_GivesItTwoIdentifiers_TheFirstByDefault()
     {
-        var services = new ServiceCollection();
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<Order>("a").AddMessageType<Order>("b"));
+        MessageTypeMap map = provider.GetRequiredService<MessageTypeMap>();
 
-        var error = Assert.Throws<MessageBusConfigurationException>(() =>
-            services.AddMessageBus(bus => bus.AddMessageType<Order>("a").AddMessageType<Order>("b")));
-
-        Assert.Contains(typeof(Order).FullName!, error.Message, StringComparison.Ordinal);
+        Assert.True(map.TryGetMessageType("a", out Type? a) && a == typeof(Order));
+        Assert.True(map.TryGetMessageType("b", out Type? b) && b == typeof(Order));
+        Assert.True(map.TryGetTypeIdentifier(typeof(Order), out string first) && first == "a");
+        Assert.Equal("a", provider.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(Orders.Create(1)).Type);
     }
 
     [Fact]

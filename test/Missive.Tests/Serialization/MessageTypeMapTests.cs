@@ -43,13 +43,12 @@ public sealed class MessageTypeMapTests
     }
 
     [Fact]
-    public void Add_DuplicateIdentifierOrType_OrBadContentType_Throws()
+    public void Add_DuplicateIdentifier_OrBadContentType_Throws()
     {
         var map = new MessageTypeMap(TestSerializers.Options());
         map.Add<Order>("orders.placed");
 
         Assert.Contains("already registered", Assert.Throws<MessageBusConfigurationException>(() => map.Add<string>("orders.placed")).Message, StringComparison.Ordinal);
-        Assert.Contains("already registered", Assert.Throws<MessageBusConfigurationException>(() => map.Add<Order>("orders.other")).Message, StringComparison.Ordinal);
         Assert.Contains("not a media type", Assert.Throws<MessageBusConfigurationException>(() => map.Add<string>("notes", "plain")).Message, StringComparison.Ordinal);
     }
 

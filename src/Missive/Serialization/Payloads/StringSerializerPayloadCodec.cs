@@ -21,6 +21,8 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
         _isJson = CloudEventRules.IsJsonContentType(serializer.ContentType);
     }
 
+    public IStringMessageSerializer Serializer => _serializer;
+
     public override PayloadKind Kind => _isJson ? PayloadKind.Json : PayloadKind.Text;
 
     public override string DefaultContentType => _serializer.ContentType;
