@@ -9,18 +9,24 @@ namespace Missive.Buffers;
 /// </summary>
 /// <remarks>
 /// When <c>clearOnReturn</c> is on (the default, from <c>SerializationOptions.CleanRentedBuffers</c>),
-/// the written region of an array is zeroed before the array goes back to the pool, on growth, on
-/// <see cref="Reset()"/> and on <see cref="Dispose"/>, so that envelope bytes never linger in memory
-/// another pool user will be handed. Only the written region is cleared: the rest was never written
-/// by this writer. Not thread-safe.
+/// everything the writer ever handed out is zeroed before the array goes back to the pool (on growth and on
+/// <see cref="Dispose"/>) or is reused (on <see cref="Reset()"/>), so that envelope bytes never linger in memory
+/// another user will be handed: not only the written region, but also what a caller wrote into a span from
+/// <see cref="GetSpan"/> or <see cref="GetMemory"/> and never advanced over (a write that failed midway).
+/// To keep that region small, a span or memory handed out is at most <see cref="MinimumChunk"/> bytes or the size
+/// hint, whichever is larger, not the whole free part of the array. Not thread-safe.
 /// </remarks>
 public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
 {
     private readonly ArrayPool<byte> _pool;
     private readonly int _initialSize;
     private readonly bool _clearOnReturn;
+    /// <summary>The most <see cref="GetSpan"/> and <see cref="GetMemory"/> hand out beyond a larger size hint.</summary>
+    public const int MinimumChunk = 4096;
+
     private byte[] _buffer;
     private int _written;
+    private int _touched; // the end of the furthest span or memory handed out: what may hold bytes, advanced or not
 
     /// <summary>Creates a writer on <see cref="ArrayPool{T}.Shared"/> with a 2048-byte first array that clears what it returns.</summary>
     public PooledBufferWriter()
@@ -68,15 +74,15 @@ public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
     /// <inheritdoc />
     public Memory<byte> GetMemory(int sizeHint = 0)
     {
-        EnsureCapacity(sizeHint);
-        return _buffer.AsMemory(_written);
+        int length = HandOut(sizeHint); // may grow: read _buffer after it
+        return _buffer.AsMemory(_written, length);
     }
 
     /// <inheritdoc />
     public Span<byte> GetSpan(int sizeHint = 0)
     {
-        EnsureCapacity(sizeHint);
-        return _buffer.AsSpan(_written);
+        int length = HandOut(sizeHint);
+        return _buffer.AsSpan(_written, length);
     }
 
     /// <summary>Forgets what was written (clearing it when clearing is on) and keeps the array for reuse.</summary>
@@ -84,10 +90,11 @@ public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
     {
         if (_clearOnReturn)
         {
-            _buffer.AsSpan(0, _written).Clear();
+            _buffer.AsSpan(0, UsedLength).Clear();
         }
 
         _written = 0;
+        _touched = 0;
     }
 
     /// <summary>
@@ -113,18 +120,31 @@ public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
     private void ReturnBuffer()
     {
         byte[] buffer = _buffer;
-        int written = _written;
+        int used = UsedLength;
         _buffer = [];
         _written = 0;
+        _touched = 0;
         if (buffer.Length != 0)
         {
             if (_clearOnReturn)
             {
-                buffer.AsSpan(0, written).Clear();
+                buffer.AsSpan(0, used).Clear();
             }
 
             _pool.Return(buffer);
         }
+    }
+
+    /// <summary>The part of the array that may hold bytes: the written region and any span handed out beyond it.</summary>
+    private int UsedLength => Math.Max(_written, _touched);
+
+    /// <summary>Makes room for <paramref name="sizeHint"/> bytes and returns how many to hand out, remembering how far that reaches.</summary>
+    private int HandOut(int sizeHint)
+    {
+        EnsureCapacity(sizeHint);
+        int length = Math.Min(_buffer.Length - _written, Math.Max(sizeHint, MinimumChunk));
+        _touched = Math.Max(_touched, _written + length);
+        return length;
     }
 
     private void EnsureCapacity(int sizeHint)
@@ -158,12 +178,13 @@ public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
             previous.AsSpan(0, _written).CopyTo(next);
             if (_clearOnReturn)
             {
-                previous.AsSpan(0, _written).Clear();
+                previous.AsSpan(0, UsedLength).Clear();
             }
 
             _pool.Return(previous);
         }
 
         _buffer = next;
+        _touched = _written; // the new array holds only the copy so far
     }
 }

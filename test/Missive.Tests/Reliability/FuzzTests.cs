@@ -17,20 +17,23 @@ namespace Missive.Tests.Reliability;
 /// <summary>
 /// Seeded mutation fuzzing of every reader. Each input either reads to a valid envelope or throws
 /// <see cref="InvalidEnvelopeException"/>: no other exception type, no hang, no allocation out of
-/// proportion to the input, and never the secret marker in an exception message. The two JSON
+/// proportion to the input, never the secret marker in an exception message, and every pooled array
+/// returned exactly once and cleared (the serializers rent from a <see cref="CountingArrayPool"/>). The two JSON
 /// serializers must agree on every input.
 /// </summary>
 /// <remarks>
-/// CI runs <see cref="DefaultIterations"/> inputs per target. Long runs:
-/// <c>MISSIVE_FUZZ_ITERATIONS=5000000 dotnet test Missive.slnx -c Release --filter FullyQualifiedName~FuzzTests</c>;
-/// replay one failing input with <c>MISSIVE_FUZZ_SEED=&lt;seed&gt;</c> (printed on failure).
+/// CI runs <see cref="DefaultIterations"/> inputs per target, on fixed seeds. Settings (environment variables):
+/// <c>MISSIVE_FUZZ_ITERATIONS</c> (inputs per target), <c>MISSIVE_FUZZ_SEED_BASE</c> (the first seed of every target,
+/// for fresh long runs: seeds are base, base + 1, …), and <c>MISSIVE_FUZZ_REPLAY=&lt;seed&gt;</c> (run that one input,
+/// printed on failure, and nothing else). Each target prints the seeds it used.
 /// </remarks>
 public sealed class FuzzTests
 {
     public const int DefaultIterations = 50_000;
     private const string Secret = "SECRET-CARD-4111";
 
-    private static readonly MessageTypeMap Map = TestSerializers.Map(EnvelopeCorpus.Options());
+    private static readonly CountingArrayPool Pool = new();
+    private static readonly MessageTypeMap Map = TestSerializers.Map(EnvelopeCorpus.Options(o => o.BufferPool = Pool));
     private static readonly StandardJsonEnvelopeSerializer Standard = new(Map);
     private static readonly Utf8JsonEnvelopeSerializer Fast = new(Map);
     private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
@@ -90,17 +93,25 @@ public sealed class FuzzTests
             Try(() => Inbound.Read(new SqsMessage { Body = body }).Envelope);
         });
 
-    private async Task RunAsync(string target, int seedBase, List<byte[]> corpus, Action<byte[]> check)
+    private async Task RunAsync(string target, int defaultSeedBase, List<byte[]> corpus, Action<byte[]> check)
     {
-        int iterations = int.TryParse(Environment.GetEnvironmentVariable("MISSIVE_FUZZ_ITERATIONS"), out int configured) ? configured : DefaultIterations;
-        int? only = int.TryParse(Environment.GetEnvironmentVariable("MISSIVE_FUZZ_SEED"), out int replay) ? replay : null;
+        int iterations = Setting("MISSIVE_FUZZ_ITERATIONS") ?? DefaultIterations;
+        int seedBase = Setting("MISSIVE_FUZZ_SEED_BASE") ?? defaultSeedBase;
+        int? replay = Setting("MISSIVE_FUZZ_REPLAY");
+        if (replay is null && (long)seedBase + iterations > int.MaxValue)
+        {
+            throw new InvalidOperationException($"MISSIVE_FUZZ_SEED_BASE {seedBase} + MISSIVE_FUZZ_ITERATIONS {iterations} passes the largest seed ({int.MaxValue}).");
+        }
 
+        int count = replay is null ? iterations : 1;
+        int first = replay ?? seedBase;
         Task run = Task.Run(() =>
         {
-            for (int i = 0; i < iterations; i++)
+            for (int i = 0; i < count; i++)
             {
-                int seed = only ?? seedBase + i;
+                int seed = first + i;
                 byte[] input = Mutator.Mutate(corpus, seed);
+                int dirtyBefore = Pool.DirtyReturns + Pool.DoubleReturns + Pool.ForeignReturns;
                 long before = GC.GetAllocatedBytesForCurrentThread();
                 try
                 {
@@ -109,29 +120,33 @@ public sealed class FuzzTests
                 catch (Exception e)
                 {
                     throw new InvalidOperationException(
-                        $"Fuzz target '{target}' failed on seed {seed} (replay: MISSIVE_FUZZ_SEED={seed}); input ({input.Length} bytes): {Convert.ToHexString(input.AsSpan(0, Math.Min(input.Length, 256)))}", e);
+                        $"Fuzz target '{target}' failed on seed {seed} (replay: MISSIVE_FUZZ_REPLAY={seed}); input ({input.Length} bytes): {Convert.ToHexString(input.AsSpan(0, Math.Min(input.Length, 256)))}", e);
                 }
 
                 long allocated = GC.GetAllocatedBytesForCurrentThread() - before;
                 long allowed = (64L * input.Length) + (512 * 1024);
                 if (allocated > allowed)
                 {
-                    throw new InvalidOperationException($"Fuzz target '{target}' allocated {allocated} bytes for a {input.Length}-byte input on seed {seed} (replay: MISSIVE_FUZZ_SEED={seed}).");
+                    throw new InvalidOperationException($"Fuzz target '{target}' allocated {allocated} bytes for a {input.Length}-byte input on seed {seed} (replay: MISSIVE_FUZZ_REPLAY={seed}).");
                 }
 
-                if (only is not null)
+                if (Pool.DirtyReturns + Pool.DoubleReturns + Pool.ForeignReturns != dirtyBefore)
                 {
-                    break;
+                    throw new InvalidOperationException($"Fuzz target '{target}' returned a pooled array uncleared, twice, or not rented from the pool on seed {seed} (replay: MISSIVE_FUZZ_REPLAY={seed}).");
                 }
             }
         });
 
         // A hang guard, not a timing assertion: far beyond any honest run.
-        Task finished = await Task.WhenAny(run, Task.Delay(TimeSpan.FromMinutes(10)));
+        Task finished = await Task.WhenAny(run, Task.Delay(TimeSpan.FromMinutes(10) + TimeSpan.FromMilliseconds(count / 10.0)));
         Assert.True(finished == run, $"Fuzz target '{target}' did not finish: a reader hangs.");
         await run;
-        _output.WriteLine($"{target}: {(only is null ? iterations : 1)} inputs from a corpus of {corpus.Count}, seeds {seedBase}..{seedBase + iterations - 1}");
+        _output.WriteLine(replay is null
+            ? $"{target}: {count} inputs from a corpus of {corpus.Count}, seeds {first}..{first + count - 1}; pooled arrays so far (one pool for every target): {Pool.Rents} rented, {Pool.Returns} returned, {Pool.DirtyReturns} uncleared"
+            : $"{target}: replayed seed {first}");
     }
+
+    private static int? Setting(string name) => int.TryParse(Environment.GetEnvironmentVariable(name), out int value) ? value : null;
 
     /// <summary>
     /// The envelope written back, for comparison. System.Text.Json reads a number like 1e400 as
