@@ -40,6 +40,7 @@ internal sealed class SerializerSettings
             CommentHandling = JsonCommentHandling.Disallow,
             AllowTrailingCommas = false,
         };
+        WrapperReaderOptions = JsonReaderOptions with { MaxDepth = options.MaxJsonDepth + 1 };
     }
 
     public bool CleanRentedBuffers { get; }
@@ -69,6 +70,12 @@ internal sealed class SerializerSettings
     public JsonWriterOptions JsonWriterOptions { get; }
 
     public JsonReaderOptions JsonReaderOptions { get; }
+
+    /// <summary>
+    /// For reading an SNS notification or EventBridge event around an envelope: one level deeper than
+    /// <see cref="JsonReaderOptions"/>, so that the wrapper's own level does not eat into the envelope's depth budget.
+    /// </summary>
+    public JsonReaderOptions WrapperReaderOptions { get; }
 
     /// <summary>Checks the options and copies them.</summary>
     /// <exception cref="ArgumentOutOfRangeException">An option is out of range.</exception>

@@ -34,33 +34,41 @@ internal static class WrapperClassifier
             return WrapperShape.Raw; // not a JSON object: base64 protobuf, or input the serializer will name the problem of
         }
 
-        var reader = new Utf8JsonReader(document, settings.JsonReaderOptions);
-        reader.Read();
-
-        bool first = true;
-        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        var reader = new Utf8JsonReader(document, settings.WrapperReaderOptions);
+        try
         {
-            if (first && IsCloudEventsMember(ref reader))
-            {
-                return WrapperShape.Raw;
-            }
-
-            first = false;
-            ref WrapperMember slot = ref members.Slot(ref reader);
             reader.Read();
-            long start = reader.TokenStartIndex;
-            JsonTokenType type = reader.TokenType;
-            if (type == JsonTokenType.String && !Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
-            {
-                message.Dispose(); // a repeated member: the last one counts
-                message = WrapperJson.Unescape(ref reader, settings, out messageLength);
-            }
 
-            reader.Skip();
-            if (!Unsafe.IsNullRef(ref slot))
+            bool first = true;
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
-                slot = new WrapperMember(type, start, reader.BytesConsumed - start);
+                if (first && IsCloudEventsMember(ref reader))
+                {
+                    return WrapperShape.Raw;
+                }
+
+                first = false;
+                ref WrapperMember slot = ref members.Slot(ref reader);
+                reader.Read();
+                long start = reader.TokenStartIndex;
+                JsonTokenType type = reader.TokenType;
+                if (type == JsonTokenType.String && !Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
+                {
+                    message.Dispose(); // a repeated member: the last one counts
+                    message = WrapperJson.Unescape(ref reader, settings, out messageLength);
+                }
+
+                reader.Skip();
+                if (!Unsafe.IsNullRef(ref slot))
+                {
+                    slot = new WrapperMember(type, start, reader.BytesConsumed - start);
+                }
             }
+        }
+        catch (JsonException e) when (OpensPastTheLimit(document, reader.BytesConsumed, reader.CurrentDepth, settings.WrapperReaderOptions.MaxDepth))
+        {
+            // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
+            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
         }
 
         if (members.Type.IsString && members.Type.ValueIn(document).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
@@ -94,6 +102,17 @@ internal static class WrapperClassifier
     }
 
     /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>
+    /// <summary>
+    /// Whether the reader failed because the next token opens an object or array one level past
+    /// <paramref name="maxDepth"/> (rather than on a syntax error).
+    /// </summary>
+    private static bool OpensPastTheLimit(ReadOnlySpan<byte> document, long consumed, int depth, int maxDepth)
+    {
+        ReadOnlySpan<byte> rest = document[(int)consumed..];
+        int next = rest.IndexOfAnyExcept(" \t\r\n,"u8);
+        return depth + 1 >= maxDepth && next >= 0 && rest[next] is (byte)'[' or (byte)'{';
+    }
+
     private static bool IsCloudEventsMember(ref Utf8JsonReader reader)
         => reader.ValueTextEquals(CloudEventAttributeNames.IdUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.SpecVersionUtf8)
         || reader.ValueTextEquals(CloudEventAttributeNames.TypeUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.DataContentTypeUtf8)

@@ -31,7 +31,7 @@ internal static class WrapperJson
     /// <summary>Unescapes a string member of <paramref name="document"/> into a newly rented buffer.</summary>
     public static RentedBuffer Unescape(ReadOnlySpan<byte> document, WrapperMember member, SerializerSettings settings, out int length)
     {
-        var reader = new Utf8JsonReader(member.ValueIn(document), settings.JsonReaderOptions);
+        var reader = new Utf8JsonReader(member.ValueIn(document), settings.WrapperReaderOptions);
         reader.Read();
         return Unescape(ref reader, settings, out length);
     }
