@@ -158,9 +158,9 @@ public sealed class FuzzTests
         {
             return Encoding.UTF8.GetString(ProtobufInteropTests.Serialize(Fast, envelope));
         }
-        catch (ArgumentException e)
+        catch (InvalidEnvelopeException e) when (e.Reason == InvalidEnvelopeReason.InvalidData)
         {
-            return "unwritable: " + e.Message;
+            return "unwritable: " + e.InnerException?.Message; // System.Text.Json's refusal, as Missive's exception
         }
     }
 
