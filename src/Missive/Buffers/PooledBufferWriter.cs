@@ -18,12 +18,12 @@ namespace Missive.Buffers;
 /// </remarks>
 public sealed class PooledBufferWriter : IBufferWriter<byte>, IDisposable
 {
+    /// <summary>What <see cref="GetSpan"/> and <see cref="GetMemory"/> hand out at most, unless the size hint asks for more.</summary>
+    public const int MinimumChunk = 4096;
+
     private readonly ArrayPool<byte> _pool;
     private readonly int _initialSize;
     private readonly bool _clearOnReturn;
-    /// <summary>The most <see cref="GetSpan"/> and <see cref="GetMemory"/> hand out beyond a larger size hint.</summary>
-    public const int MinimumChunk = 4096;
-
     private byte[] _buffer;
     private int _written;
     private int _touched; // the end of the furthest span or memory handed out: what may hold bytes, advanced or not

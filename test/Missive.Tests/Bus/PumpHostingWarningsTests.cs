@@ -16,12 +16,7 @@ public sealed class PumpHostingWarningsTests
     public async Task HandlersWithoutAPoller_AreReportedWhenTheHostStarts()
     {
         var logs = new ConcurrentQueue<string>();
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(new CapturingLoggerProvider(logs));
-        builder.Services.AddSingleton(new MessageBusEndToEndTests.Recorder<Order>(expected: 1));
-        builder.Services.AddMessageBus(bus => Configure(bus).UseInMemoryBroker());
-        using IHost host = builder.Build();
+        using IHost host = BuildHost(logs, bus => bus.UseInMemoryBroker());
 
         await host.StartAsync();
         await host.StopAsync();
@@ -47,18 +42,23 @@ public sealed class PumpHostingWarningsTests
     public async Task PollersInAHost_AndHandlersWithAPoller_AreNotReported()
     {
         var logs = new ConcurrentQueue<string>();
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
-        builder.Logging.ClearProviders();
-        builder.Logging.AddProvider(new CapturingLoggerProvider(logs));
-        builder.Services.AddSingleton(new MessageBusEndToEndTests.Recorder<Order>(expected: 1));
-        builder.Services.AddMessageBus(bus => Configure(bus).AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromMilliseconds(50)).UseInMemoryBroker());
-        using IHost host = builder.Build();
+        using IHost host = BuildHost(logs, bus => bus.AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromMilliseconds(50)).UseInMemoryBroker());
 
         await host.StartAsync();
         host.Services.GetRequiredService<IMessagePublisher>();
         await host.StopAsync();
 
         Assert.DoesNotContain(logs, l => l.Contains("no queue poller is", StringComparison.Ordinal) || l.Contains("no generic host", StringComparison.Ordinal));
+    }
+
+    private static IHost BuildHost(ConcurrentQueue<string> logs, Action<MessageBusBuilder> configure)
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(new CapturingLoggerProvider(logs));
+        builder.Services.AddSingleton(new MessageBusEndToEndTests.Recorder<Order>(expected: 1));
+        builder.Services.AddMessageBus(bus => configure(Configure(bus)));
+        return builder.Build();
     }
 
     private static MessageBusBuilder Configure(MessageBusBuilder bus) => bus
