@@ -111,4 +111,36 @@ public sealed class FailurePathHygieneTests
         Assert.Equal(0, pool.Outstanding);
         Assert.Equal(0, pool.DirtyReturns);
     }
+
+    public static TheoryData<string> HostileBodies => new()
+    {
+        "null",
+        "[]",
+        "{\"id\":\"1\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"Orders.OrderPlaced\",\"data\":{\"OrderId\":\"", // truncated
+        "{\"id\":\"1\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"Orders.OrderPlaced\",\"data\":{\"Total\":\"not a number\"}}",
+        "{\"id\":\"1\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"nobody.registered\",\"data\":{}}",
+        "{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":\"{\\\"id\\\":\\\"secret-1\\\",\\\"data\\\":\\\"\\ud800\\\"}\"}",
+        "{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":\"{\\\"id\\\":\\\"secret-2\\\",\\\"source\\\":\\\"/s\\\",\"}",
+        "{\"version\":\"0\",\"id\":\"eb\",\"detail-type\":\"t\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":{\"id\":\"secret-3\",\"data\":[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]}}",
+        "CgExEgIvcxoDMS4wIhJPcmRlcnMuT3JkZXJQbGFjZWQ6!!!", // protobuf base64 with a bad tail
+        "CgExEgIvcxoDMS4wIhJPcmRlcnMuT3JkZXJQbGFjZWQ6BXNlY3JldA==", // protobuf whose text data is not the type's JSON
+    };
+
+    [Theory]
+    [MemberData(nameof(HostileBodies))]
+    public void EveryHostileBody_IsATypedErrorAndLeavesNoArrayUncleared(string body)
+    {
+        var pool = new CountingArrayPool();
+        MessageTypeMap map = TestSerializers.Map(TestSerializers.Options(o => o.BufferPool = pool));
+        using var json = new Utf8JsonEnvelopeSerializer(map);
+        using var protobuf = new ProtobufEnvelopeSerializer(map);
+        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(json, protobuf), map.Options);
+
+        Assert.Throws<InvalidEnvelopeException>(() => reader.Read(new SqsMessage { Body = body }));
+        json.Dispose();
+        protobuf.Dispose();
+
+        Assert.Equal(0, pool.Outstanding);
+        Assert.Equal(0, pool.DirtyReturns + pool.DoubleReturns + pool.ForeignReturns);
+    }
 }
