@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
 using Missive.Serialization;
@@ -11,7 +10,7 @@ namespace Missive.Json;
 public sealed partial class StandardJsonEnvelopeSerializer
 {
     private protected override int SerializeCore<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope, MessageTypeInfo<T> info)
-        => WriteText(destination, ToJsonString(ToNode(envelope, info)));
+        => WriteNode(destination, ToNode(envelope, info));
 
     private protected override int SerializeBatchCore(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes)
     {
@@ -23,27 +22,28 @@ public sealed partial class StandardJsonEnvelopeSerializer
             array.Add((JsonNode?)visitor.Result);
         }
 
-        return WriteText(destination, ToJsonString(array));
+        return WriteNode(destination, array);
     }
 
     /// <summary>
-    /// The DOM as a string, the way DOM-based serializers hand envelopes to a transport. Written
-    /// through a writer with the configured encoder and no serializer options, so every data node
-    /// is written by its own metadata.
+    /// Writes the DOM straight into the destination through a pooled writer with the configured encoder and no
+    /// serializer options, so every data node is written by its own metadata. The conventional path builds a DOM,
+    /// but allocates nothing on top of it: no block buffer, no intermediate string.
     /// </summary>
-    private string ToJsonString(JsonNode node)
+    private int WriteNode(IBufferWriter<byte> destination, JsonNode node)
     {
-        var buffer = new ArrayBufferWriter<byte>();
-        using (var writer = new Utf8JsonWriter(buffer, Settings.JsonWriterOptions))
+        Utf8JsonWriter writer = RentJsonWriter(destination);
+        try
         {
             node.WriteTo(writer);
+            writer.Flush();
+            return checked((int)writer.BytesCommitted);
         }
-
-        return Encoding.UTF8.GetString(buffer.WrittenSpan);
+        finally
+        {
+            ReturnJsonWriter(writer);
+        }
     }
-
-    private static int WriteText(IBufferWriter<byte> destination, string json)
-        => checked((int)Encoding.UTF8.GetBytes(json.AsSpan(), destination));
 
     private static JsonObject ToNode<T>(MessageEnvelope<T> envelope, MessageTypeInfo<T> info)
     {

@@ -6,7 +6,7 @@ namespace Missive.Json;
 
 /// <summary>
 /// The conventional CloudEvents JSON serializer and the default: it builds a <see cref="System.Text.Json.Nodes.JsonObject"/>,
-/// turns it into a string and encodes it, and reads through <see cref="JsonDocument"/>, the way
+/// writes it through a pooled <see cref="Utf8JsonWriter"/>, and reads through <see cref="JsonDocument"/>, the way
 /// DOM-based envelope serializers do. Simple and obviously correct, it is the reference the
 /// high-performance <see cref="Utf8JsonEnvelopeSerializer"/> is tested against (same bytes, same
 /// envelopes) and the baseline of every benchmark.
