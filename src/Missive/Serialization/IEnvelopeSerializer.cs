@@ -16,7 +16,9 @@ public interface IEnvelopeSerializer
     /// <param name="destination">Where the bytes go. Must not be null.</param>
     /// <param name="envelope">The envelope. Must not be null and must be valid.</param>
     /// <returns>The number of bytes written.</returns>
-    /// <exception cref="InvalidEnvelopeException">The envelope breaks the CloudEvents rules.</exception>
+    /// <exception cref="InvalidEnvelopeException">The envelope breaks the CloudEvents rules, or its data cannot be written
+    /// (<see cref="InvalidEnvelopeReason.InvalidData"/>); after a failure while writing, <paramref name="destination"/> may
+    /// already hold the start of the envelope: discard it.</exception>
     /// <exception cref="MessageBusConfigurationException"><typeparamref name="T"/> is not registered.</exception>
     int Serialize<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope);
 
