@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Text;
 using System.Text.Json;
+using Missive.Serialization;
 
 namespace Missive.Json;
 
@@ -37,30 +38,13 @@ internal static class JsonEnvelopeErrors
         }
         catch (JsonException e)
         {
-            if (IsDepthExceeded(source, ref reader, options.MaxDepth))
+            if (JsonDepthLimit.WasExceeded(ref reader, options.MaxDepth, source))
             {
                 return ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The JSON is nested deeper than {options.MaxDepth} levels (SerializationOptions.MaxJsonDepth)", reader.BytesConsumed, inner: includeContent ? e : null);
             }
 
             return FromJsonException(e, includeContent);
         }
-    }
-
-    /// <summary>
-    /// Tells whether the reader stopped because the next container would go past the depth limit:
-    /// the last token opened a container at the deepest allowed level, and the next significant
-    /// byte opens another.
-    /// </summary>
-    private static bool IsDepthExceeded(in ReadOnlySequence<byte> source, ref Utf8JsonReader reader, int maxDepth)
-    {
-        if (reader.TokenType is not (JsonTokenType.StartArray or JsonTokenType.StartObject) || reader.CurrentDepth < maxDepth - 1)
-        {
-            return false;
-        }
-
-        var rest = new SequenceReader<byte>(source.Slice(reader.BytesConsumed));
-        rest.AdvancePastAny((byte)' ', (byte)'\t', (byte)'\r', (byte)'\n');
-        return rest.TryPeek(out byte next) && next is (byte)'[' or (byte)'{';
     }
 
     public static InvalidEnvelopeException FromJsonException(JsonException e, bool includeContent)

@@ -65,7 +65,7 @@ internal static class WrapperClassifier
                 }
             }
         }
-        catch (JsonException e) when (OpensPastTheLimit(document, reader.BytesConsumed, reader.CurrentDepth, settings.WrapperReaderOptions.MaxDepth))
+        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, document))
         {
             // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
             throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
@@ -102,17 +102,6 @@ internal static class WrapperClassifier
     }
 
     /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>
-    /// <summary>
-    /// Whether the reader failed because the next token opens an object or array one level past
-    /// <paramref name="maxDepth"/> (rather than on a syntax error).
-    /// </summary>
-    private static bool OpensPastTheLimit(ReadOnlySpan<byte> document, long consumed, int depth, int maxDepth)
-    {
-        ReadOnlySpan<byte> rest = document[(int)consumed..];
-        int next = rest.IndexOfAnyExcept(" \t\r\n,"u8);
-        return depth + 1 >= maxDepth && next >= 0 && rest[next] is (byte)'[' or (byte)'{';
-    }
-
     private static bool IsCloudEventsMember(ref Utf8JsonReader reader)
         => reader.ValueTextEquals(CloudEventAttributeNames.IdUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.SpecVersionUtf8)
         || reader.ValueTextEquals(CloudEventAttributeNames.TypeUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.DataContentTypeUtf8)
