@@ -18,18 +18,23 @@ namespace Missive.Bus;
 internal sealed class MessagePump : BackgroundService
 {
     private readonly List<QueuePoller> _pollers = [];
-
     private readonly BusConfiguration _configuration;
     private readonly ILogger _logger;
 
-    public MessagePump(IMessageTransport transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
+    /// <param name="transport">The transport the pollers receive from; <c>null</c> only when no poller is configured.</param>
+    /// <param name="reader">Reads what is received.</param>
+    /// <param name="scopes">A DI scope per message.</param>
+    /// <param name="configuration">The pollers and handlers.</param>
+    /// <param name="timeProvider">The clock, or <c>null</c> for the system's.</param>
+    /// <param name="logger">The logger, or <c>null</c>.</param>
+    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
     {
         ILogger log = logger ?? NullLogger<MessagePump>.Instance;
         _configuration = configuration;
         _logger = log;
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
-            _pollers.Add(new QueuePoller(transport, reader, scopes, configuration, queue, options, timeProvider ?? TimeProvider.System, log));
+            _pollers.Add(new QueuePoller(transport!, reader, scopes, configuration, queue, options, timeProvider ?? TimeProvider.System, log));
         }
     }
 

@@ -119,14 +119,14 @@ public static class MessageBusServiceCollectionExtensions
             return new MessagePublisher(
                 sp.GetRequiredService<IEnvelopeFactory>(),
                 sp.GetRequiredService<OutboundMessageWriter>(),
-                sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
+                RequiredTransport(sp),
                 bus);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {
-            // With handlers but no poller the pump has nothing to run; it says so when the host starts it.
+            // With handlers but no poller the pump has nothing to run (and needs no transport); it says so when the host starts it.
             services.AddHostedService(sp => new MessagePump(
-                sp.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport."),
+                bus.Pollers.Count > 0 ? RequiredTransport(sp) : null,
                 sp.GetRequiredService<InboundMessageReader>(),
                 sp.GetRequiredService<IServiceScopeFactory>(),
                 bus,
@@ -134,6 +134,9 @@ public static class MessageBusServiceCollectionExtensions
                 sp.GetService<ILogger<MessagePump>>()));
         }
     }
+
+    private static IMessageTransport RequiredTransport(IServiceProvider services)
+        => services.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport.");
 
     /// <summary>
     /// The pump is a hosted service: with a bare <c>ServiceProvider</c> nothing starts it. The publisher is what such

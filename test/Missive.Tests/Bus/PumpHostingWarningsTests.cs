@@ -25,6 +25,18 @@ public sealed class PumpHostingWarningsTests
     }
 
     [Fact]
+    public async Task HandlersWithoutAPollerOrATransport_StillLetTheHostStart_AndAreReported()
+    {
+        var logs = new ConcurrentQueue<string>();
+        using IHost host = BuildHost(logs, _ => { }); // no transport: the pump has no poller that would need one
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        Assert.Contains(logs, l => l.Contains("no queue poller is", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public void PollersInAServiceProviderWithoutAHost_AreReportedWhenThePublisherIsResolved()
     {
         var logs = new ConcurrentQueue<string>();
