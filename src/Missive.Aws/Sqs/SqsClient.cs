@@ -2,7 +2,6 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Globalization;
-using System.Text;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
@@ -96,7 +95,7 @@ internal sealed class SqsClient
             long payload = 0;
             while (end < requests.Count && end - start < MaxBatchEntries)
             {
-                long size = PayloadSize(requests[end].Request);
+                long size = requests[end].Request.ComputeSize();
                 if (end > start && payload + size > MaxBatchPayload)
                 {
                     break;
@@ -433,19 +432,6 @@ internal sealed class SqsClient
 
     private static MessageTransportException Malformed(string operation, string what)
         => new($"SQS {operation} answered with {what}.") { ErrorCode = "MalformedResponse" };
-
-    /// <summary>What a message counts towards a batch's size limit: its body, and its attributes' names, types and values.</summary>
-    private static long PayloadSize(SqsSendRequest request)
-    {
-        long size = Encoding.UTF8.GetByteCount(request.MessageBody);
-        foreach (KeyValuePair<string, MessageAttributeValue> attribute in request.MessageAttributes)
-        {
-            size += Encoding.UTF8.GetByteCount(attribute.Key) + Encoding.UTF8.GetByteCount(attribute.Value.DataType)
-                + (attribute.Value.IsBinary ? attribute.Value.BinaryValue.Length : Encoding.UTF8.GetByteCount(attribute.Value.StringValue ?? string.Empty));
-        }
-
-        return size;
-    }
 
     private static int Seconds(TimeSpan value) => (int)Math.Clamp(Math.Ceiling(value.TotalSeconds), 0, int.MaxValue);
 

@@ -23,4 +23,11 @@ public sealed class SqsSendRequest
 
     /// <summary>Gets how long SQS keeps the message invisible after it is sent (SQS's <c>DelaySeconds</c>: 0 to 15 minutes, whole seconds). Default none.</summary>
     public TimeSpan Delay { get; init; }
+
+    /// <summary>
+    /// Computes the size SQS counts for this message against its size limits (one message, and a batch's total):
+    /// the body plus every attribute's name, type and value, in UTF-8 bytes.
+    /// </summary>
+    /// <returns>The size in bytes.</returns>
+    public long ComputeSize() => SqsRules.MessageSize(MessageBody, MessageAttributes);
 }
