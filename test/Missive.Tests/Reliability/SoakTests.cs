@@ -180,12 +180,9 @@ public sealed class SoakTests
         return true;
     }
 
-    private static Order Order(int n) => Orders.Create(1 + (n % 4), customer: "customer-" + n.ToString(CultureInfo.InvariantCulture)) is { } order
-        ? WithId(order, n)
-        : throw new InvalidOperationException();
-
-    private static Order WithId(Order order, int n)
+    private static Order Order(int n)
     {
+        Order order = Orders.Create(1 + (n % 4), customer: "customer-" + n.ToString(CultureInfo.InvariantCulture));
         order.OrderId = n.ToString(CultureInfo.InvariantCulture);
         return order;
     }
