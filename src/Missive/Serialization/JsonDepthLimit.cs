@@ -1,0 +1,45 @@
+using System;
+using System.Buffers;
+using System.Text.Json;
+
+namespace Missive.Serialization;
+
+/// <summary>
+/// Tells a <see cref="Utf8JsonReader"/> that failed on its depth limit apart from one that failed on malformed JSON
+/// (System.Text.Json reports both as a <see cref="JsonException"/>), so the first can be reported as
+/// <see cref="InvalidEnvelopeReason.LimitExceeded"/>.
+/// </summary>
+internal static class JsonDepthLimit
+{
+    /// <summary>Whether the reader stopped because the next container in <paramref name="source"/> would go past <paramref name="maxDepth"/>.</summary>
+    public static bool WasExceeded(ref Utf8JsonReader reader, int maxDepth, in ReadOnlySequence<byte> source)
+    {
+        if (!OpenedAtTheDeepestLevel(ref reader, maxDepth))
+        {
+            return false;
+        }
+
+        var rest = new SequenceReader<byte>(source.Slice(reader.BytesConsumed));
+        rest.AdvancePastAny((byte)' ', (byte)'\t', (byte)'\r', (byte)'\n');
+        return rest.TryPeek(out byte next) && Opens(next);
+    }
+
+    /// <summary>Whether the reader stopped because the next container in <paramref name="source"/> would go past <paramref name="maxDepth"/>.</summary>
+    public static bool WasExceeded(ref Utf8JsonReader reader, int maxDepth, ReadOnlySpan<byte> source)
+    {
+        if (!OpenedAtTheDeepestLevel(ref reader, maxDepth))
+        {
+            return false;
+        }
+
+        ReadOnlySpan<byte> rest = source[(int)reader.BytesConsumed..];
+        int next = rest.IndexOfAnyExcept(" \t\r\n"u8);
+        return next >= 0 && Opens(rest[next]);
+    }
+
+    /// <summary>The last token read opened a container at the deepest level allowed.</summary>
+    private static bool OpenedAtTheDeepestLevel(ref Utf8JsonReader reader, int maxDepth)
+        => reader.TokenType is JsonTokenType.StartArray or JsonTokenType.StartObject && reader.CurrentDepth >= maxDepth - 1;
+
+    private static bool Opens(byte next) => next is (byte)'[' or (byte)'{';
+}
