@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using System.Text.Json.Serialization;
 using System.Text.Json.Serialization.Metadata;
 
 namespace Missive.Serialization.Payloads;
@@ -14,7 +15,16 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
     /// <summary>Whether <typeparamref name="T"/> is <see cref="JsonNode"/> or one of its kinds, which a value node cannot wrap.</summary>
     private static readonly bool IsNode = typeof(JsonNode).IsAssignableFrom(typeof(T));
 
-    public JsonPayloadCodec(JsonTypeInfo<T> typeInfo) => _typeInfo = typeInfo;
+    /// <summary>The type's converter when System.Text.Json built it (not an application's converter), else <c>null</c>.</summary>
+    private readonly JsonConverter<T>? _builtInConverter;
+
+    public JsonPayloadCodec(JsonTypeInfo<T> typeInfo)
+    {
+        _typeInfo = typeInfo;
+        _builtInConverter = typeInfo.Converter is JsonConverter<T> converter && converter.GetType().Assembly == typeof(JsonSerializer).Assembly
+            ? converter
+            : null;
+    }
 
     public override PayloadKind Kind => PayloadKind.Json;
 
@@ -41,7 +51,30 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
         return JsonValue.Create(message, _typeInfo);
     }
 
-    public override T ReadJsonData(ref Utf8JsonReader reader) => JsonSerializer.Deserialize(ref reader, _typeInfo)!;
+    /// <summary>
+    /// Reads the value in one pass through the type's own converter where System.Text.Json built it: the
+    /// reader overload of <see cref="JsonSerializer"/> first skips the value to find its end and then reads
+    /// it again. On failure the value is read again that way from where it started, so errors carry the
+    /// serializer's path and checks exactly as before; application converters always go that way, since only
+    /// the serializer verifies that they read exactly one value.
+    /// </summary>
+    public override T ReadJsonData(ref Utf8JsonReader reader)
+    {
+        if (_builtInConverter is { } converter && reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray)
+        {
+            Utf8JsonReader start = reader;
+            try
+            {
+                return converter.Read(ref reader, typeof(T), _typeInfo.Options)!;
+            }
+            catch (Exception e) when (PayloadErrors.IsDataError(e))
+            {
+                reader = start;
+            }
+        }
+
+        return JsonSerializer.Deserialize(ref reader, _typeInfo)!;
+    }
 
     public override T ReadJsonData(JsonElement element) => element.Deserialize(_typeInfo)!;
 
