@@ -18,8 +18,9 @@ namespace Missive.Transport;
 /// attribute name (SNS notifications start with <c>Type</c>, EventBridge events with <c>version</c>), is
 /// taken as raw at once, so raw envelopes are not scanned twice.</item>
 /// </list>
-/// <para>A string <c>Message</c> member is unescaped into a rented buffer while the reader is on it, so
-/// an SNS notification's envelope is validated and copied once.</para>
+/// <para>A string <c>Message</c> member is validated and unescaped into a rented buffer in one pass
+/// (<see cref="JsonStringUnescaper"/>), and the reader restarts after it, so the bytes of an SNS
+/// notification's envelope are read once before the envelope itself.</para>
 /// </remarks>
 internal static class WrapperClassifier
 {
@@ -35,6 +36,7 @@ internal static class WrapperClassifier
         }
 
         var reader = new Utf8JsonReader(document, settings.WrapperReaderOptions);
+        int offset = 0; // where the reader's span starts in the document: it is restarted after a Message string
         try
         {
             reader.Read();
@@ -49,26 +51,37 @@ internal static class WrapperClassifier
 
                 first = false;
                 ref WrapperMember slot = ref members.Slot(ref reader);
-                reader.Read();
-                long start = reader.TokenStartIndex;
-                JsonTokenType type = reader.TokenType;
-                if (type == JsonTokenType.String && !Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
+                if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
                 {
-                    message.Dispose(); // a repeated member: the last one counts
-                    message = WrapperJson.Unescape(ref reader, settings, out messageLength);
+                    int quote = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
+                    quote += document[quote..].IndexOfAnyExcept(" \t\r\n"u8) is int gap and >= 0 ? gap : 0;
+                    if (document[quote] == (byte)'"')
+                    {
+                        // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
+                        message.Dispose(); // a repeated member: the last one counts
+                        message = settings.Rent(document.Length - quote);
+                        messageLength = JsonStringUnescaper.Unescape(document, quote + 1, message.Span, out int closingQuote);
+                        slot = new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
+                        offset = closingQuote + 1;
+                        reader = new Utf8JsonReader(document[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
+                        continue;
+                    }
                 }
 
+                reader.Read();
+                long start = offset + reader.TokenStartIndex;
+                JsonTokenType type = reader.TokenType;
                 reader.Skip();
                 if (!Unsafe.IsNullRef(ref slot))
                 {
-                    slot = new WrapperMember(type, start, reader.BytesConsumed - start);
+                    slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start);
                 }
             }
         }
-        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, document))
+        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, document[offset..]))
         {
             // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
-            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
+            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", offset + reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
         }
 
         if (members.Type.IsString && members.Type.ValueIn(document).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
@@ -99,6 +112,14 @@ internal static class WrapperClassifier
         }
 
         return WrapperShape.Raw;
+    }
+
+    /// <summary>The state of a reader in the wrapper object that has just read a member's string value, from the state it had after the member's name.</summary>
+    private static JsonReaderState AfterAStringValue(JsonReaderState afterName)
+    {
+        var value = new Utf8JsonReader("\"\""u8, isFinalBlock: false, afterName);
+        value.Read();
+        return value.CurrentState;
     }
 
     /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>

@@ -9,16 +9,16 @@ namespace Missive.Transport;
 internal static class WrapperJson
 {
     /// <summary>
-    /// Unescapes the string token the reader is on into a newly rented buffer, never longer than the
-    /// escaped form. On failure the buffer is cleared and returned before the exception leaves.
+    /// Unescapes a string member of <paramref name="document"/> into a newly rented buffer, never longer than
+    /// the escaped form. On failure the buffer is cleared and returned before the exception leaves.
     /// </summary>
-    public static RentedBuffer Unescape(scoped ref Utf8JsonReader reader, SerializerSettings settings, out int length)
+    public static RentedBuffer Unescape(ReadOnlySpan<byte> document, WrapperMember member, SerializerSettings settings, out int length)
     {
-        int needed = reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length;
-        RentedBuffer target = settings.Rent(needed);
+        ReadOnlySpan<byte> value = member.ValueIn(document);
+        RentedBuffer target = settings.Rent(value.Length);
         try
         {
-            length = reader.CopyString(target.Span);
+            length = JsonStringUnescaper.Unescape(value, 1, target.Span, out _);
             return target;
         }
         catch
@@ -26,14 +26,6 @@ internal static class WrapperJson
             target.Dispose();
             throw;
         }
-    }
-
-    /// <summary>Unescapes a string member of <paramref name="document"/> into a newly rented buffer.</summary>
-    public static RentedBuffer Unescape(ReadOnlySpan<byte> document, WrapperMember member, SerializerSettings settings, out int length)
-    {
-        var reader = new Utf8JsonReader(member.ValueIn(document), settings.WrapperReaderOptions);
-        reader.Read();
-        return Unescape(ref reader, settings, out length);
     }
 
     /// <summary>Gets a string member's value, or <c>null</c> when it is absent or not a string.</summary>
