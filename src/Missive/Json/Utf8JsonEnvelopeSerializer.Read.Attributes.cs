@@ -40,20 +40,42 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
     private void ThrowNameTooLong(long position) => ThrowHelper.ThrowAttributeNameTooLong(Settings.MaxAttributeNameLength, position);
 
-    private static string GetExtensionName(ReadOnlySpan<byte> name, ExtensionAttributeCollection? extensions, long position)
+    private string GetExtensionName(ReadOnlySpan<byte> name, ExtensionAttributeCollection? extensions, long position, ref bool newStrings)
     {
         if (!CloudEventRules.IsValidAttributeName(name))
         {
             ThrowHelper.ThrowInvalidAttributeName(position);
         }
 
-        string extensionName = Encoding.UTF8.GetString(name);
+        string? extensionName = Settings.Strings.Find(name);
+        if (extensionName is null)
+        {
+            extensionName = Encoding.UTF8.GetString(name);
+            newStrings = true;
+        }
+
         if (extensions is not null && extensions.IndexOf(extensionName) >= 0)
         {
             ThrowHelper.ThrowDuplicateAttribute(extensionName, position);
         }
 
         return extensionName;
+    }
+
+    /// <summary>
+    /// Gets a string attribute whose value recurs from message to message (<c>source</c>): the kept string when the
+    /// unescaped token's bytes are one (see <see cref="KnownStrings"/>), else a decoded one, noted in <paramref name="newStrings"/>.
+    /// </summary>
+    private string GetRecurringString(ref Utf8JsonReader reader, string attribute, ref bool newStrings)
+    {
+        if (reader.TokenType == JsonTokenType.String && !reader.HasValueSequence && !reader.ValueIsEscaped && reader.ValueSpan.Length <= Settings.MaxAttributeValueLength
+            && Settings.Strings.Find(reader.ValueSpan) is { } known)
+        {
+            return known;
+        }
+
+        newStrings = true;
+        return GetRequiredString(ref reader, attribute);
     }
 
     private string GetRequiredString(ref Utf8JsonReader reader, string attribute)

@@ -112,6 +112,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         MessageEnvelope? envelope = null;
         ExtensionAttributeCollection? extensions = null;
         long deferredStart = -1, deferredEnd = -1;
+        bool newStrings = false;
 
         while (true)
         {
@@ -127,7 +128,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             string? extensionName = null;
             if (attribute == CloudEventAttribute.Extension)
             {
-                extensionName = GetExtensionName(name, extensions, position);
+                extensionName = GetExtensionName(name, extensions, position, ref newStrings);
             }
             else
             {
@@ -147,7 +148,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                     id = GetRequiredString(ref reader, CloudEventAttributeNames.Id);
                     break;
                 case CloudEventAttribute.Source:
-                    eventSource = GetRequiredString(ref reader, CloudEventAttributeNames.Source);
+                    eventSource = GetRecurringString(ref reader, CloudEventAttributeNames.Source, ref newStrings);
                     break;
                 case CloudEventAttribute.SpecVersion:
                     ReadSpecVersion(ref reader);
@@ -224,6 +225,10 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         envelope.SetAttributes(id!, eventSource!, info!.Identifier, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, objectStart);
+        if (newStrings)
+        {
+            Settings.Strings.TryAddRecurring(envelope);
+        }
 
         if (deferredStart >= 0)
         {

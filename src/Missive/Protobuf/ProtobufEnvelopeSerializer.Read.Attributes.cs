@@ -15,7 +15,8 @@ public sealed partial class ProtobufEnvelopeSerializer
         ref string? contentType,
         ref string? schema,
         ref string? subject,
-        ref ExtensionAttributeCollection? extensions)
+        ref ExtensionAttributeCollection? extensions,
+        ref bool newStrings)
     {
         var reader = new ProtobufReader(entry, basePosition);
         string? name = null;
@@ -35,7 +36,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                         ThrowHelper.ThrowAttributeNameTooLong(Settings.MaxAttributeNameLength, start);
                     }
 
-                    name = AttributeName(slice, start);
+                    name = AttributeName(slice, start, ref newStrings);
                 }
                 else
                 {
@@ -232,14 +233,29 @@ public sealed partial class ProtobufEnvelopeSerializer
         return info;
     }
 
-    /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names.</summary>
-    private static string AttributeName(in ReadOnlySequence<byte> value, long position)
+    /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names and the kept extension names.</summary>
+    private string AttributeName(in ReadOnlySequence<byte> value, long position, ref bool newStrings)
     {
         if (value.IsSingleSegment && CloudEventAttributeNames.Classify(value.FirstSpan) is var attribute and not CloudEventAttribute.Extension)
         {
             return CloudEventAttributeNames.NameOf(attribute);
         }
 
+        return RecurringString(value, position, ref newStrings);
+    }
+
+    /// <summary>
+    /// Decodes a string that recurs from message to message (source, extension names): the kept one when its bytes
+    /// are one (see <see cref="KnownStrings"/>), else a new one, noted in <paramref name="newStrings"/>.
+    /// </summary>
+    private string RecurringString(in ReadOnlySequence<byte> value, long position, ref bool newStrings)
+    {
+        if (value.IsSingleSegment && Settings.Strings.Find(value.FirstSpan) is { } known)
+        {
+            return known;
+        }
+
+        newStrings = true;
         return DecodeString(value, position);
     }
 

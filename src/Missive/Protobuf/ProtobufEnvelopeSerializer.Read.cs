@@ -54,6 +54,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         ReadOnlySequence<byte> data = default;
         int dataField = 0;
         long dataPosition = -1;
+        bool newStrings = false;
 
         while (!reader.End)
         {
@@ -76,7 +77,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                     id = DecodeString(value, start);
                     break;
                 case CloudEventProto.CloudEvent.SourceField:
-                    eventSource = DecodeString(value, start);
+                    eventSource = RecurringString(value, start, ref newStrings);
                     break;
                 case CloudEventProto.CloudEvent.SpecVersionField:
                     if (value.IsEmpty)
@@ -96,7 +97,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                     typePosition = start;
                     break;
                 case CloudEventProto.CloudEvent.AttributesField:
-                    ReadAttribute(value, start, ref time, ref contentType, ref schema, ref subject, ref extensions);
+                    ReadAttribute(value, start, ref time, ref contentType, ref schema, ref subject, ref extensions, ref newStrings);
                     break;
                 default:
                     // binary_data, text_data or proto_data: a oneof, so the last one wins.
@@ -116,6 +117,10 @@ public sealed partial class ProtobufEnvelopeSerializer
         MessageEnvelope envelope = info.CreateEnvelope();
         envelope.SetAttributes(id, eventSource, info.Identifier, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, basePosition);
+        if (newStrings)
+        {
+            Settings.Strings.TryAddRecurring(envelope);
+        }
 
         if (dataField != 0)
         {

@@ -41,6 +41,7 @@ internal sealed class SerializerSettings
             AllowTrailingCommas = false,
         };
         WrapperReaderOptions = JsonReaderOptions with { MaxDepth = options.MaxJsonDepth + 1 };
+        Strings = new KnownStrings();
     }
 
     public bool CleanRentedBuffers { get; }
@@ -68,6 +69,9 @@ internal sealed class SerializerSettings
     public FrozenDictionary<string, CloudEventAttributeType> ExtensionAttributeTypes { get; }
 
     public JsonWriterOptions JsonWriterOptions { get; }
+
+    /// <summary>Strings that recur from message to message, with their encoded forms, shared by everything built on these settings.</summary>
+    public KnownStrings Strings { get; }
 
     public JsonReaderOptions JsonReaderOptions { get; }
 

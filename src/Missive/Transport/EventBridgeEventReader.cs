@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text.Json;
+using Missive.Serialization;
 
 namespace Missive.Transport;
 
@@ -11,7 +12,7 @@ namespace Missive.Transport;
 /// </summary>
 internal static class EventBridgeEventReader
 {
-    public static EventBridgeMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options)
+    public static EventBridgeMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options, KnownStrings strings)
     {
         var resources = new List<string>();
         if (members.Resources.IsPresent && members.Resources.TokenType == JsonTokenType.StartArray)
@@ -27,10 +28,10 @@ internal static class EventBridgeEventReader
         return new EventBridgeMetadata
         {
             EventId = WrapperJson.StringOf(document, members.Id, options) ?? string.Empty,
-            DetailType = WrapperJson.StringOf(document, members.DetailType, options) ?? string.Empty,
-            Source = WrapperJson.StringOf(document, members.Source, options) ?? string.Empty,
-            Account = WrapperJson.StringOf(document, members.Account, options),
-            Region = WrapperJson.StringOf(document, members.Region, options),
+            DetailType = WrapperJson.RecurringStringOf(document, members.DetailType, options, strings) ?? string.Empty,
+            Source = WrapperJson.RecurringStringOf(document, members.Source, options, strings) ?? string.Empty,
+            Account = WrapperJson.RecurringStringOf(document, members.Account, options, strings),
+            Region = WrapperJson.RecurringStringOf(document, members.Region, options, strings),
             Time = WrapperJson.TimeOf(document, members.Time),
             Resources = resources,
         };

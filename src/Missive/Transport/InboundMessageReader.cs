@@ -120,7 +120,7 @@ public sealed class InboundMessageReader
             {
                 case WrapperShape.SnsNotification:
                     state.Kind = InboundMessageKind.SnsNotification;
-                    state.Sns = SnsNotificationReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions);
+                    state.Sns = SnsNotificationReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
                     state.Format = ContentTypeAttribute.FormatOf(state.Sns.MessageAttributes) ?? state.Format;
                     if (message.IsEmpty)
                     {
@@ -133,7 +133,7 @@ public sealed class InboundMessageReader
                     return null;
                 case WrapperShape.EventBridgeEvent:
                     state.Kind = InboundMessageKind.EventBridgeEvent;
-                    state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions);
+                    state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
                     return UnwrapDetail(document, members.Detail, depth, ref state);
                 default:
                     return ReadEnvelope(document, state.Format);

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text.Json;
+using Missive.Serialization;
 
 namespace Missive.Transport;
 
@@ -13,23 +14,23 @@ namespace Missive.Transport;
 internal static class SnsNotificationReader
 {
     /// <exception cref="FormatException">A binary attribute value is not base64.</exception>
-    public static SnsMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options)
+    public static SnsMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options, KnownStrings strings)
     {
         Dictionary<string, MessageAttributeValue> attributes = members.MessageAttributes.IsPresent
-            ? ReadAttributes(members.MessageAttributes.ValueIn(document), options)
+            ? ReadAttributes(members.MessageAttributes.ValueIn(document), options, strings)
             : [];
         return new SnsMetadata
         {
             MessageId = WrapperJson.StringOf(document, members.MessageId, options) ?? string.Empty,
-            TopicArn = WrapperJson.StringOf(document, members.TopicArn, options) ?? string.Empty,
+            TopicArn = WrapperJson.RecurringStringOf(document, members.TopicArn, options, strings) ?? string.Empty,
             Subject = WrapperJson.StringOf(document, members.Subject, options),
             Timestamp = WrapperJson.TimeOf(document, members.Timestamp),
-            UnsubscribeUrl = WrapperJson.StringOf(document, members.UnsubscribeUrl, options),
+            UnsubscribeUrl = WrapperJson.RecurringStringOf(document, members.UnsubscribeUrl, options, strings),
             MessageAttributes = attributes,
         };
     }
 
-    private static Dictionary<string, MessageAttributeValue> ReadAttributes(ReadOnlySpan<byte> json, JsonReaderOptions options)
+    private static Dictionary<string, MessageAttributeValue> ReadAttributes(ReadOnlySpan<byte> json, JsonReaderOptions options, KnownStrings strings)
     {
         var attributes = new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal);
         var reader = new Utf8JsonReader(json, options);
@@ -40,7 +41,7 @@ internal static class SnsNotificationReader
 
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
-            string name = reader.GetString()!;
+            string name = Recurring(ref reader, strings);
             reader.Read();
             if (reader.TokenType != JsonTokenType.StartObject)
             {
@@ -59,7 +60,7 @@ internal static class SnsNotificationReader
                 {
                     if (isType)
                     {
-                        type = reader.GetString()!;
+                        type = Recurring(ref reader, strings);
                     }
                     else
                     {
@@ -78,5 +79,18 @@ internal static class SnsNotificationReader
         }
 
         return attributes;
+    }
+
+    /// <summary>An attribute name or data type: the kept string when there is one, else decoded and kept while there is room.</summary>
+    private static string Recurring(ref Utf8JsonReader reader, KnownStrings strings)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped && strings.Find(reader.ValueSpan) is { } known)
+        {
+            return known;
+        }
+
+        string value = reader.GetString()!;
+        strings.TryAdd(value);
+        return value;
     }
 }

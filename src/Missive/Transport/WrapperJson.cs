@@ -41,6 +41,32 @@ internal static class WrapperJson
         return reader.GetString();
     }
 
+    /// <summary>
+    /// Gets a string member whose value recurs from message to message (a topic ARN, an event source) as a kept
+    /// string when there is one, else decodes it and keeps it while there is room; <c>null</c> when absent or not a string.
+    /// </summary>
+    public static string? RecurringStringOf(ReadOnlySpan<byte> document, WrapperMember member, JsonReaderOptions options, KnownStrings strings)
+    {
+        if (!member.IsString)
+        {
+            return null;
+        }
+
+        ReadOnlySpan<byte> raw = member.ValueIn(document)[1..^1];
+        if (!raw.Contains((byte)'\\') && strings.Find(raw) is { } known)
+        {
+            return known;
+        }
+
+        string? value = StringOf(document, member, options);
+        if (value is not null)
+        {
+            strings.TryAdd(value);
+        }
+
+        return value;
+    }
+
     /// <summary>Gets a timestamp member's value, or <c>null</c> when it is absent or not an RFC 3339 string.</summary>
     public static DateTimeOffset? TimeOf(ReadOnlySpan<byte> document, WrapperMember member)
     {
