@@ -83,6 +83,10 @@ public class DeserializeBenchmarks
     [BenchmarkCategory("EventBridge")]
     public MessageEnvelope? EventBridgeMissive() => Setup.Inbound.Read(_eventBridge).Envelope;
 
+    [Benchmark(Description = "Floor: JsonSerializer reading the bare payload")]
+    [BenchmarkCategory("EventBridge")]
+    public OrderPlaced? EventBridgeFloor() => JsonSerializer.Deserialize(_payload, BenchJsonContext.Default.OrderPlaced);
+
     [Benchmark(Baseline = true, Description = "Standard: raw JSON body of the same message")]
     [BenchmarkCategory("ProtobufBase64")]
     public MessageEnvelope ProtobufBaseline() => ConventionalInbound.Read(_raw.Body, Setup.Standard);
@@ -98,6 +102,10 @@ public class DeserializeBenchmarks
         Reference.CloudEvent ce = Reference.CloudEvent.Parser.ParseFrom(Convert.FromBase64String(_protobuf.Body));
         return JsonSerializer.Deserialize(ce.TextData, BenchJsonContext.Default.OrderPlaced);
     }
+
+    [Benchmark(Description = "Floor: JsonSerializer reading the bare payload")]
+    [BenchmarkCategory("ProtobufBase64")]
+    public OrderPlaced? ProtobufFloor() => JsonSerializer.Deserialize(_payload, BenchJsonContext.Default.OrderPlaced);
 
     private static SqsMessage Through(InMemoryBroker broker, Func<System.Threading.Tasks.Task> send)
     {

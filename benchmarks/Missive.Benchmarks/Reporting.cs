@@ -8,7 +8,7 @@ using BenchmarkDotNet.Reports;
 namespace Missive.Benchmarks;
 
 /// <summary>One measured scenario and its ratios to the baseline of its group, in the same run.</summary>
-public sealed record RatioRow(string Suite, string Scenario, string Parameters, double MeanNs, long? AllocatedBytes, double TimeRatio, double? AllocationRatio, bool IsBaseline);
+public sealed record RatioRow(string Suite, string Scenario, string Parameters, double MeanNs, long? AllocatedBytes, double TimeRatio, double? AllocationRatio, bool IsBaseline, double? FloorRatio = null);
 
 /// <summary>Turns BenchmarkDotNet summaries into ratio tables and a chart. Every figure comes from the summaries.</summary>
 public static class Reporting
@@ -32,6 +32,9 @@ public static class Reporting
             {
                 var baseline = group.FirstOrDefault(m => m.Report.BenchmarkCase.Descriptor.Baseline)
                     ?? group.FirstOrDefault(m => m.Report.BenchmarkCase.Parameters.DisplayInfo.Contains("Path=Standard", StringComparison.Ordinal));
+                // The floor (System.Text.Json on the bare payload), where the group has one: each row's time over it.
+                var floor = group.FirstOrDefault(m => m.Report.BenchmarkCase.Descriptor.WorkloadMethodDisplayInfo.StartsWith("'Floor", StringComparison.Ordinal));
+                double floorMean = floor?.Report.ResultStatistics!.Mean ?? double.NaN;
                 foreach (var item in group)
                 {
                     BenchmarkReport report = item.Report;
@@ -47,7 +50,8 @@ public static class Reporting
                         allocated,
                         mean / baseMean,
                         allocated is { } a && baseAllocated is { } b && b > 0 ? (double)a / b : null,
-                        ReferenceEquals(item, baseline)));
+                        ReferenceEquals(item, baseline),
+                        floor is null ? null : mean / floorMean));
                 }
             }
         }
@@ -73,11 +77,11 @@ public static class Reporting
         foreach (IGrouping<string, RatioRow> suite in rows.GroupBy(r => r.Suite))
         {
             text.AppendLine(CultureInfo.InvariantCulture, $"### {suite.Key}").AppendLine();
-            text.AppendLine("| Parameters | Scenario | Mean | Time ratio | Allocated | Alloc ratio |");
-            text.AppendLine("|---|---|---:|---:|---:|---:|");
+            text.AppendLine("| Parameters | Scenario | Mean | Time ratio | Allocated | Alloc ratio | Time / floor |");
+            text.AppendLine("|---|---|---:|---:|---:|---:|---:|");
             foreach (RatioRow row in suite)
             {
-                text.AppendLine(CultureInfo.InvariantCulture, $"| {row.Parameters} | {row.Scenario}{(row.IsBaseline ? " (baseline)" : string.Empty)} | {FormatTime(row.MeanNs)} | {row.TimeRatio:0.000} | {(row.AllocatedBytes is { } a ? a.ToString("N0", CultureInfo.InvariantCulture) + " B" : "?")} | {(row.AllocationRatio is { } r ? r.ToString("0.000", CultureInfo.InvariantCulture) : "-")} |");
+                text.AppendLine(CultureInfo.InvariantCulture, $"| {row.Parameters} | {row.Scenario}{(row.IsBaseline ? " (baseline)" : string.Empty)} | {FormatTime(row.MeanNs)} | {row.TimeRatio:0.000} | {(row.AllocatedBytes is { } a ? a.ToString("N0", CultureInfo.InvariantCulture) + " B" : "?")} | {(row.AllocationRatio is { } r ? r.ToString("0.000", CultureInfo.InvariantCulture) : "-")} | {(row.FloorRatio is { } f ? f.ToString("0.00", CultureInfo.InvariantCulture) : "-")} |");
             }
 
             text.AppendLine();
