@@ -3,7 +3,7 @@ using System.Collections.Generic;
 
 namespace Missive.Bus;
 
-/// <summary>The routes, handlers and pollers the builder collected; fixed once the container is built.</summary>
+/// <summary>The routes, handlers, pollers and middleware the builder collected; fixed once the container is built.</summary>
 internal sealed class BusConfiguration
 {
     public Dictionary<Type, MessageRoute> Routes { get; } = [];
@@ -13,5 +13,17 @@ internal sealed class BusConfiguration
 
     public Dictionary<Type, HandlerInvoker> Handlers { get; } = [];
 
+    /// <summary>Gets or sets whether an <see cref="IFallbackMessageHandler"/> receives the messages of unregistered types.</summary>
+    public bool HasFallbackHandler { get; set; }
+
     public List<(string Queue, PollerOptions Options)> Pollers { get; } = [];
+
+    /// <summary>Gets the handling middleware types, outermost first.</summary>
+    public List<Type> HandleMiddleware { get; } = [];
+
+    /// <summary>Gets the publishing middleware types, outermost first.</summary>
+    public List<Type> PublishMiddleware { get; } = [];
+
+    /// <summary>Gets the FIFO id selectors by message type.</summary>
+    public Dictionary<Type, FifoIdSelector> FifoIds { get; } = [];
 }

@@ -53,4 +53,19 @@ internal static partial class BusLog
 
     [LoggerMessage(EventId = 2015, Level = LogLevel.Warning, Message = "Queue pollers are configured for {Queues}, but no generic host is running in this service provider: the pump runs as a hosted service, so the handlers will never run. Build the services with Host.CreateApplicationBuilder() (or another IHost) and start the host.")]
     public static partial void PollersWithoutHost(ILogger logger, string queues);
+
+    [LoggerMessage(EventId = 2016, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) has an envelope type that no AddMessageType registers. It stays in the queue, to be retried and finally dead-lettered; register the type, or add AddFallbackHandler to decide what becomes of such messages.")]
+    public static partial void UnknownMessageType(ILogger logger, string messageId, string queue, int receiveCount, Exception exception);
+
+    [LoggerMessage(EventId = 2017, Level = LogLevel.Information, Message = "Message {MessageId} ({MessageType}) from queue {Queue} (receive {ReceiveCount}) is left to be received again, as its handling decided.")]
+    public static partial void RetryChosen(ILogger logger, string messageId, string messageType, string queue, int receiveCount);
+
+    [LoggerMessage(EventId = 2018, Level = LogLevel.Warning, Message = "Message {MessageId} ({MessageType}) from queue {Queue} was moved to the dead-letter queue {DeadLetterQueue}, as its handling decided.")]
+    public static partial void DeadLettered(ILogger logger, string messageId, string? messageType, string queue, string deadLetterQueue);
+
+    [LoggerMessage(EventId = 2019, Level = LogLevel.Error, Message = "The handling of message {MessageId} from queue {Queue} chose to dead-letter it, but no dead-letter queue is configured (PollerOptions.DeadLetterQueue); it stays in the queue for its redrive policy.")]
+    public static partial void DeadLetterWithoutQueue(ILogger logger, string messageId, string queue);
+
+    [LoggerMessage(EventId = 2020, Level = LogLevel.Error, Message = "Moving message {MessageId} from queue {Queue} to the dead-letter queue {DeadLetterQueue} failed; it stays in the queue and will be received again.")]
+    public static partial void DeadLetterFailed(ILogger logger, string messageId, string queue, string deadLetterQueue, Exception exception);
 }

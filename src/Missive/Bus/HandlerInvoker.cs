@@ -1,12 +1,8 @@
-using System;
-using System.Threading;
-using System.Threading.Tasks;
-using Microsoft.Extensions.DependencyInjection;
-
 namespace Missive.Bus;
 
 /// <summary>Calls the handler of a message type whose envelope arrives as the non-generic base.</summary>
 internal abstract class HandlerInvoker
 {
-    public abstract Task InvokeAsync(IServiceProvider services, MessageEnvelope envelope, CancellationToken cancellationToken);
+    /// <summary>Gets the last step of the handling pipeline: the handler of the type, resolved from the message's scope.</summary>
+    public abstract HandleStep Handler { get; }
 }

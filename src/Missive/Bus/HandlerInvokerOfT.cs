@@ -1,5 +1,3 @@
-using System;
-using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
 
@@ -8,6 +6,8 @@ namespace Missive.Bus;
 /// <summary>Calls <see cref="IMessageHandler{T}"/>.</summary>
 internal sealed class HandlerInvoker<T> : HandlerInvoker
 {
-    public override Task InvokeAsync(IServiceProvider services, MessageEnvelope envelope, CancellationToken cancellationToken)
-        => services.GetRequiredService<IMessageHandler<T>>().HandleAsync((MessageEnvelope<T>)envelope, cancellationToken);
+    public override HandleStep Handler { get; } = Invoke;
+
+    private static Task Invoke(HandleContext context)
+        => context.Services.GetRequiredService<IMessageHandler<T>>().HandleAsync((MessageEnvelope<T>)context.Envelope, context.CancellationToken);
 }

@@ -1,25 +1,36 @@
 using System;
+using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Missive.Diagnostics;
 using Missive.Serialization;
 using Missive.Transport;
 
 namespace Missive.Bus;
 
-/// <summary>The default <see cref="IMessagePublisher"/>: envelope factory, then the route's wrapper, then the transport.</summary>
+/// <summary>
+/// The default <see cref="IMessagePublisher"/>: envelope factory, then the publishing middleware, then (inside a
+/// producer span) the FIFO ids, the trace context, the route's wrapper and the transport.
+/// </summary>
 internal sealed class MessagePublisher : IMessagePublisher
 {
     private readonly IEnvelopeFactory _factory;
     private readonly OutboundMessageWriter _writer;
     private readonly IMessageTransport _transport;
     private readonly BusConfiguration _configuration;
+    private readonly BusTelemetry _telemetry;
+    private readonly IServiceProvider _services;
+    private PublishStep? _pipeline;
 
-    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration)
+    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services)
     {
         _factory = factory;
         _writer = writer;
         _transport = transport;
         _configuration = configuration;
+        _telemetry = telemetry;
+        _services = services;
     }
 
     public async Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
@@ -31,25 +42,102 @@ internal sealed class MessagePublisher : IMessagePublisher
 
         MessageEnvelope<T> envelope = options?.TypeIdentifier is { } typeIdentifier ? _factory.CreateEnvelope(message, typeIdentifier) : _factory.CreateEnvelope(message);
         options?.ConfigureEnvelope?.Invoke(envelope);
+        if (_configuration.PublishMiddleware.Count == 0)
+        {
+            await SendAsync(envelope, route, options, cancellationToken).ConfigureAwait(false);
+        }
+        else
+        {
+            var context = new PublishContext(envelope, route.Target, options ?? new PublishOptions(), _services, cancellationToken)
+            {
+                Publisher = this,
+                Send = Terminal<T>.Send,
+            };
+            await (_pipeline ??= BuildPipeline())(context).ConfigureAwait(false);
+        }
+
+        return envelope;
+    }
+
+    /// <summary>The middleware in registration order (the first outermost) around the send; built once, as publishing middleware are singletons.</summary>
+    private PublishStep BuildPipeline()
+    {
+        PublishStep next = static async context => context.MessageId = await context.Send!(context.Publisher!, context).ConfigureAwait(false);
+        for (int i = _configuration.PublishMiddleware.Count - 1; i >= 0; i--)
+        {
+            var step = (IPublishMiddleware)_services.GetRequiredService(_configuration.PublishMiddleware[i]);
+            PublishStep inner = next;
+            next = context => step.InvokeAsync(context, inner);
+        }
+
+        return next;
+    }
+
+    /// <summary>Writes the envelope for its route and sends it, inside a producer span; returns the transport's message id.</summary>
+    private async Task<string> SendAsync<T>(MessageEnvelope<T> envelope, MessageRoute route, PublishOptions? options, CancellationToken cancellationToken)
+    {
         EnvelopeFormat? format = options?.Format ?? route.Format;
         if (format == EnvelopeFormat.Protobuf && !_configuration.ProtobufPublishing)
         {
             throw new MessageBusConfigurationException("Publishing in the protobuf format needs EnableExperimentalFeatures(); without it, the bus reads protobuf but writes JSON.");
         }
 
-        switch (route.Kind)
+        string? groupId = options?.MessageGroupId;
+        string? deduplicationId = options?.MessageDeduplicationId;
+        if (route.IsFifo && _configuration.FifoIds.TryGetValue(typeof(T), out FifoIdSelector? selector) && envelope.Message is { } message)
         {
-            case RouteKind.Sqs:
-                await _transport.SendAsync(_writer.ToSqs(envelope, route.Target, format, options?.MessageGroupId, options?.MessageDeduplicationId), cancellationToken).ConfigureAwait(false);
-                break;
-            case RouteKind.Sns:
-                await _transport.PublishAsync(_writer.ToSns(envelope, route.Target, format, options?.Subject, options?.MessageGroupId, options?.MessageDeduplicationId), cancellationToken).ConfigureAwait(false);
-                break;
-            default:
-                await _transport.PutEventAsync(_writer.ToEventBridge(envelope, route.Target, format), cancellationToken).ConfigureAwait(false);
-                break;
+            var typed = (FifoIdSelector<T>)selector;
+            groupId ??= typed.GroupId(message);
+            deduplicationId ??= typed.DeduplicationId(message);
         }
 
-        return envelope;
+        (string system, string operation) = route.Kind switch
+        {
+            RouteKind.Sqs => (MessagingConventions.AwsSqs, "send"),
+            RouteKind.Sns => (MessagingConventions.AwsSns, "publish"),
+            _ => (MessagingConventions.AwsEventBridge, "put_events"),
+        };
+        using Activity? activity = BusTelemetry.StartPublish(system, operation, route.Target, envelope);
+        BusTelemetry.InjectTraceContext(envelope);
+        string body = string.Empty;
+        try
+        {
+            string messageId;
+            switch (route.Kind)
+            {
+                case RouteKind.Sqs:
+                    SqsSendRequest request = _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
+                    body = request.MessageBody;
+                    messageId = await _transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+                    break;
+                case RouteKind.Sns:
+                    SnsPublishRequest publish = _writer.ToSns(envelope, route.Target, format, options?.Subject, groupId, deduplicationId);
+                    body = publish.Message;
+                    messageId = await _transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
+                    break;
+                default:
+                    EventBridgeEntry entry = _writer.ToEventBridge(envelope, route.Target, format);
+                    body = entry.Detail;
+                    messageId = await _transport.PutEventAsync(entry, cancellationToken).ConfigureAwait(false);
+                    break;
+            }
+
+            activity?.SetTag(MessagingConventions.MessageId, messageId);
+            _telemetry.Published(system, route.Target, envelope.Type, body, null);
+            return messageId;
+        }
+        catch (Exception e)
+        {
+            BusTelemetry.Fail(activity, e);
+            _telemetry.Published(system, route.Target, envelope.Type, body, e);
+            throw;
+        }
+    }
+
+    /// <summary>The send of a message type, for the end of the middleware pipeline, where the envelope is no longer typed.</summary>
+    private static class Terminal<T>
+    {
+        public static readonly Func<MessagePublisher, PublishContext, Task<string>> Send = static (publisher, context)
+            => publisher.SendAsync((MessageEnvelope<T>)context.Envelope, publisher._configuration.Routes[typeof(T)], context.Options, context.CancellationToken);
     }
 }

@@ -6,6 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
+using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -25,16 +26,18 @@ internal sealed class MessagePump : BackgroundService
     /// <param name="reader">Reads what is received.</param>
     /// <param name="scopes">A DI scope per message.</param>
     /// <param name="configuration">The pollers and handlers.</param>
+    /// <param name="telemetry">The bus's spans and instruments.</param>
     /// <param name="timeProvider">The clock, or <c>null</c> for the system's.</param>
     /// <param name="logger">The logger, or <c>null</c>.</param>
-    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
+    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
     {
         ILogger log = logger ?? NullLogger<MessagePump>.Instance;
         _configuration = configuration;
         _logger = log;
+        var dispatcher = new MessageDispatcher(reader, scopes, configuration, telemetry, log);
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
-            _pollers.Add(new QueuePoller(transport!, reader, scopes, configuration, queue, options, timeProvider ?? TimeProvider.System, log));
+            _pollers.Add(new QueuePoller(transport!, dispatcher, telemetry, queue, options, timeProvider ?? TimeProvider.System, log));
         }
     }
 

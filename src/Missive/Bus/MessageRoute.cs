@@ -4,4 +4,8 @@ using Missive.Serialization;
 namespace Missive.Bus;
 
 /// <summary>A message type's route: the kind of target, its name, and the envelope format to use.</summary>
-internal sealed record MessageRoute(Type MessageType, RouteKind Kind, string Target, EnvelopeFormat? Format);
+internal sealed record MessageRoute(Type MessageType, RouteKind Kind, string Target, EnvelopeFormat? Format)
+{
+    /// <summary>Gets whether the target is a FIFO queue or topic (its name, URL or ARN ends in <c>.fifo</c>).</summary>
+    public bool IsFifo => Kind != RouteKind.EventBridge && Target.EndsWith(".fifo", StringComparison.Ordinal);
+}

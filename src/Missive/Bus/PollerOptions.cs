@@ -32,4 +32,11 @@ public sealed class PollerOptions
     /// <c>null</c> to leave it until its visibility timeout ends (the SQS default behaviour).
     /// </summary>
     public TimeSpan? RetryDelay { get; set; }
+
+    /// <summary>
+    /// Gets or sets the dead-letter queue (name on the in-memory broker, URL on AWS) where the bus moves a message whose
+    /// handling ends with <see cref="HandleOutcome.DeadLetter"/>: sent there with its body and attributes, then deleted.
+    /// <c>null</c> (the default): such a message is left to the queue's own redrive policy and retried until it moves.
+    /// </summary>
+    public string? DeadLetterQueue { get; set; }
 }

@@ -3,8 +3,8 @@ using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
-using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
+using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -24,21 +24,19 @@ namespace Missive.Bus;
 internal sealed class QueuePoller
 {
     private readonly IMessageTransport _transport;
-    private readonly InboundMessageReader _reader;
-    private readonly IServiceScopeFactory _scopes;
-    private readonly BusConfiguration _configuration;
+    private readonly MessageDispatcher _dispatcher;
+    private readonly BusTelemetry _telemetry;
     private readonly string _queue;
     private readonly PollerOptions _options;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly ConcurrentDictionary<string, SqsMessage> _inFlight = new(StringComparer.Ordinal);
 
-    public QueuePoller(IMessageTransport transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger)
+    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, BusTelemetry telemetry, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger)
     {
         _transport = transport;
-        _reader = reader;
-        _scopes = scopes;
-        _configuration = configuration;
+        _dispatcher = dispatcher;
+        _telemetry = telemetry;
         _queue = queue;
         _options = options;
         _timeProvider = timeProvider;
@@ -144,63 +142,31 @@ internal sealed class QueuePoller
 
     private async Task ProcessAsync(SqsMessage message, SemaphoreSlim slots, DeleteBatcher deletes, CancellationToken stopping)
     {
-        int receiveCount = message.ReceiveCount;
         try
         {
-            InboundMessage inbound;
-            try
-            {
-                inbound = _reader.Read(message);
-            }
-            catch (InvalidEnvelopeException e)
-            {
-                BusLog.EnvelopeUnreadable(_logger, message.MessageId, _queue, receiveCount, e.Reason, e.Position, e);
-                await RetryLaterAsync(message).ConfigureAwait(false);
-                return;
-            }
-
-            if (inbound.Envelope is not { } envelope)
-            {
-                BusLog.ControlMessageSkipped(_logger, message.MessageId, _queue);
-                deletes.Delete(message.ReceiptHandle, message.MessageId);
-                return;
-            }
-
-            if (!_configuration.Handlers.TryGetValue(envelope.MessageType, out HandlerInvoker? invoker))
-            {
-                BusLog.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, _queue);
-                await RetryLaterAsync(message).ConfigureAwait(false);
-                return;
-            }
-
+            DispatchOutcome outcome;
+            string? eventType;
             var heartbeat = new VisibilityHeartbeat(_transport, _queue, message, _options.VisibilityTimeout, _timeProvider, _logger);
             await using (heartbeat.ConfigureAwait(false))
             {
-                try
-                {
-                    AsyncServiceScope scope = _scopes.CreateAsyncScope();
-                    await using (scope.ConfigureAwait(false))
-                    {
-                        await invoker.InvokeAsync(scope.ServiceProvider, envelope, stopping).ConfigureAwait(false);
-                    }
-                }
-                catch (Exception) when (stopping.IsCancellationRequested)
-                {
-                    // Cancelled by shutdown, or failed while it was under way (a handler may turn the
-                    // cancellation into another exception): the message goes back at once, not after its timeout.
-                    BusLog.ReleasedOnShutdown(_logger, message.MessageId, _queue);
-                    await ReleaseAsync([message]).ConfigureAwait(false);
-                    return;
-                }
-                catch (Exception e)
-                {
-                    BusLog.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, _queue, receiveCount, e);
-                    await RetryLaterAsync(message).ConfigureAwait(false);
-                    return;
-                }
+                (outcome, eventType) = await _dispatcher.DispatchAsync(message, _queue, stopping).ConfigureAwait(false);
             }
 
-            deletes.Delete(message.ReceiptHandle, message.MessageId);
+            switch (outcome)
+            {
+                case DispatchOutcome.Done:
+                    deletes.Delete(message.ReceiptHandle, message.MessageId);
+                    break;
+                case DispatchOutcome.Release:
+                    await ReleaseAsync([message]).ConfigureAwait(false);
+                    break;
+                case DispatchOutcome.DeadLetter:
+                    await DeadLetterAsync(message, eventType, deletes).ConfigureAwait(false);
+                    break;
+                default:
+                    await RetryLaterAsync(message).ConfigureAwait(false);
+                    break;
+            }
         }
         catch (Exception e)
         {
@@ -213,6 +179,34 @@ internal sealed class QueuePoller
             _inFlight.TryRemove(message.ReceiptHandle, out _);
             slots.Release();
         }
+    }
+
+    /// <summary>Sends the message to the dead-letter queue as received and deletes it; without a dead-letter queue, or when sending fails, it stays to be retried.</summary>
+    private async Task DeadLetterAsync(SqsMessage message, string? eventType, DeleteBatcher deletes)
+    {
+        if (_options.DeadLetterQueue is not { } deadLetterQueue)
+        {
+            BusLog.DeadLetterWithoutQueue(_logger, message.MessageId, _queue);
+            _telemetry.Processed(_queue, eventType, null, "DeadLetterUnavailable");
+            await RetryLaterAsync(message).ConfigureAwait(false);
+            return;
+        }
+
+        try
+        {
+            await _transport.SendAsync(MessageDispatcher.ToDeadLetterQueue(message, deadLetterQueue), CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            BusLog.DeadLetterFailed(_logger, message.MessageId, _queue, deadLetterQueue, e);
+            _telemetry.Processed(_queue, eventType, null, "DeadLetterUnavailable");
+            await RetryLaterAsync(message).ConfigureAwait(false);
+            return;
+        }
+
+        deletes.Delete(message.ReceiptHandle, message.MessageId);
+        _telemetry.DeadLettered(_queue, eventType);
+        BusLog.DeadLettered(_logger, message.MessageId, eventType, _queue, deadLetterQueue);
     }
 
     private Task RetryLaterAsync(SqsMessage message)

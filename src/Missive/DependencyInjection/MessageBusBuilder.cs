@@ -35,6 +35,8 @@ public sealed class MessageBusBuilder
 
     internal BusConfiguration Bus { get; } = new();
 
+    internal Lambda.SqsEventProcessorOptions LambdaProcessor { get; } = new();
+
     internal bool HasMessageType(Type type) => _types.Contains(type);
 
     /// <summary>
@@ -159,6 +161,104 @@ public sealed class MessageBusBuilder
         }
 
         Services.TryAddScoped<IMessageHandler<TMessage>, THandler>();
+        return this;
+    }
+
+    /// <summary>
+    /// Receives the messages whose envelope <c>type</c> no <see cref="AddMessageType{T}(string, string?)"/> registers, with their
+    /// data as it arrived (<see cref="UnregisteredMessage"/>), and lets <typeparamref name="THandler"/> decide: handled,
+    /// retry later, or dead-letter now. Without it, such messages stay in the queue until their redrive policy moves them.
+    /// </summary>
+    /// <typeparam name="THandler">The fallback handler, resolved from each message's DI scope.</typeparam>
+    /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">A fallback handler is already registered.</exception>
+    public MessageBusBuilder AddFallbackHandler<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
+        where THandler : class, IFallbackMessageHandler
+    {
+        if (Bus.HasFallbackHandler)
+        {
+            throw new MessageBusConfigurationException("A fallback handler is already registered; there is one for all unregistered types.");
+        }
+
+        Bus.HasFallbackHandler = true;
+        _registrations.Add(static map => map.ReadUnregisteredTypes());
+        Services.TryAddScoped<IFallbackMessageHandler, THandler>();
+        return this;
+    }
+
+    /// <summary>
+    /// Adds a step around the handling of every received message (<see cref="IHandleMiddleware"/>). Steps run in the order they
+    /// are added, the first outermost, and are resolved from each message's DI scope (registered scoped unless already registered).
+    /// </summary>
+    /// <typeparam name="TMiddleware">The middleware.</typeparam>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder UseHandleMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
+        where TMiddleware : class, IHandleMiddleware
+    {
+        Bus.HandleMiddleware.Add(typeof(TMiddleware));
+        Services.TryAddScoped<TMiddleware>();
+        return this;
+    }
+
+    /// <summary>
+    /// Adds a step around every publish (<see cref="IPublishMiddleware"/>). Steps run in the order they are added, the first
+    /// outermost; each is resolved once from the application's service provider (registered as a singleton unless already registered).
+    /// </summary>
+    /// <typeparam name="TMiddleware">The middleware.</typeparam>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder UsePublishMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
+        where TMiddleware : class, IPublishMiddleware
+    {
+        Bus.PublishMiddleware.Add(typeof(TMiddleware));
+        Services.TryAddSingleton<TMiddleware>();
+        return this;
+    }
+
+    /// <summary>Opens a logging scope with the message id, type and queue around the handling of each message (<see cref="MessageLoggingScopeMiddleware"/>).</summary>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder UseMessageLoggingScope() => UseHandleMiddleware<MessageLoggingScopeMiddleware>();
+
+    /// <summary>Cancels handlers that run longer than their message type's timeout and retries their messages (<see cref="HandlingTimeoutMiddleware"/>).</summary>
+    /// <param name="configure">Sets the default timeout and those per type. Must not be null.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder UseHandlingTimeout(Action<HandlingTimeoutOptions> configure)
+    {
+        ArgumentNullException.ThrowIfNull(configure);
+        var options = new HandlingTimeoutOptions();
+        configure(options);
+        Services.TryAddSingleton(options);
+        return UseHandleMiddleware<HandlingTimeoutMiddleware>();
+    }
+
+    /// <summary>
+    /// Gives every message of type <typeparamref name="T"/> published to a FIFO queue or topic its message group id (and,
+    /// optionally, its deduplication id) from the message itself. <see cref="Bus.PublishOptions.MessageGroupId"/> and
+    /// <see cref="Bus.PublishOptions.MessageDeduplicationId"/> still win when set. A type published to a FIFO destination
+    /// must have this (startup error otherwise), so that no publish lacks a group id.
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="messageGroupId">Gets the group id of a message: messages of one group are delivered in order. Must not be null.</param>
+    /// <param name="messageDeduplicationId">Gets the deduplication id, or <c>null</c> to rely on content-based deduplication.</param>
+    /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">The type already has FIFO ids.</exception>
+    public MessageBusBuilder AddFifoIds<T>(Func<T, string> messageGroupId, Func<T, string>? messageDeduplicationId = null)
+    {
+        ArgumentNullException.ThrowIfNull(messageGroupId);
+        if (!Bus.FifoIds.TryAdd(typeof(T), new FifoIdSelector<T>(messageGroupId, messageDeduplicationId)))
+        {
+            throw new MessageBusConfigurationException($"FIFO ids are already configured for {typeof(T).FullName}.");
+        }
+
+        return this;
+    }
+
+    /// <summary>Sets how the Lambda SQS event processor (<see cref="Lambda.SqsEventProcessor"/>) runs.</summary>
+    /// <param name="configure">The settings. Must not be null.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder ConfigureLambdaProcessor(Action<Lambda.SqsEventProcessorOptions> configure)
+    {
+        ArgumentNullException.ThrowIfNull(configure);
+        configure(LambdaProcessor);
         return this;
     }
 

@@ -3,6 +3,10 @@ using System.Collections.Generic;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
+using System.Diagnostics.Metrics;
+using Missive.Diagnostics;
+using Missive.Lambda;
 using Microsoft.Extensions.Options;
 using Missive;
 using Missive.Bus;
@@ -102,6 +106,14 @@ public static class MessageBusServiceCollectionExtensions
             }
         }
 
+        foreach (MessageRoute route in bus.Routes.Values)
+        {
+            if (route.IsFifo && !bus.FifoIds.ContainsKey(route.MessageType))
+            {
+                throw new MessageBusConfigurationException($"{route.MessageType.FullName} is published to the FIFO destination '{route.Target}', where every message needs a message group id: add AddFifoIds<{route.MessageType.Name}>(message => groupId) (PublishOptions.MessageGroupId still wins when set).");
+            }
+        }
+
         foreach (Type handled in bus.Handlers.Keys)
         {
             if (!builder.HasMessageType(handled))
@@ -111,6 +123,14 @@ public static class MessageBusServiceCollectionExtensions
         }
 
         services.TryAddSingleton(bus);
+        services.TryAddSingleton(sp => new BusTelemetry(sp.GetService<IMeterFactory>()));
+        services.TryAddSingleton(builder.LambdaProcessor);
+        services.TryAddSingleton(sp => new SqsEventProcessor(
+            new MessageDispatcher(sp.GetRequiredService<InboundMessageReader>(), sp.GetRequiredService<IServiceScopeFactory>(), bus, sp.GetRequiredService<BusTelemetry>(), sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance),
+            sp.GetService<IMessageTransport>(),
+            sp.GetRequiredService<BusTelemetry>(),
+            sp.GetRequiredService<SqsEventProcessorOptions>(),
+            sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance));
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
         services.TryAddSingleton(sp => new InboundMessageReader(sp.GetRequiredService<IEnvelopeSerializerProvider>(), sp.GetRequiredService<IOptions<SerializationOptions>>().Value));
         services.TryAddSingleton<IMessagePublisher>(sp =>
@@ -120,7 +140,9 @@ public static class MessageBusServiceCollectionExtensions
                 sp.GetRequiredService<IEnvelopeFactory>(),
                 sp.GetRequiredService<OutboundMessageWriter>(),
                 RequiredTransport(sp),
-                bus);
+                bus,
+                sp.GetRequiredService<BusTelemetry>(),
+                sp);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {
@@ -130,6 +152,7 @@ public static class MessageBusServiceCollectionExtensions
                 sp.GetRequiredService<InboundMessageReader>(),
                 sp.GetRequiredService<IServiceScopeFactory>(),
                 bus,
+                sp.GetRequiredService<BusTelemetry>(),
                 sp.GetService<TimeProvider>(),
                 sp.GetService<ILogger<MessagePump>>()));
         }

@@ -86,7 +86,7 @@ public sealed partial class StandardJsonEnvelopeSerializer
 
         string? type = GetString(root, CloudEventAttributeNames.Type, required: true);
         MessageTypeInfo? info = null;
-        if (type is { Length: > 0 } && !MessageTypes.TryGet(type, out info))
+        if (type is { Length: > 0 } && !MessageTypes.TryGet(type, out info) && (info = MessageTypes.Unregistered) is null)
         {
             ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, -1);
         }
@@ -119,7 +119,7 @@ public sealed partial class StandardJsonEnvelopeSerializer
         envelope.SetAttributes(
             id,
             source,
-            info.Identifier,
+            type!,
             time,
             GetString(root, CloudEventAttributeNames.DataContentType, required: false),
             GetString(root, CloudEventAttributeNames.DataSchema, required: false),

@@ -112,7 +112,8 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
     }
 
-    private MessageTypeInfo ReadType(ref Utf8JsonReader reader)
+    /// <summary>Looks the type up; <paramref name="identifier"/> is the envelope's own type string, which differs from the registration's only for an unregistered type.</summary>
+    private MessageTypeInfo ReadType(ref Utf8JsonReader reader, out string identifier)
     {
         long position = reader.TokenStartIndex;
         if (reader.TokenType != JsonTokenType.String)
@@ -128,6 +129,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             Span<char> chars = stackalloc char[ScratchSize];
             if (Encoding.UTF8.TryGetChars(reader.ValueSpan, chars, out int count) && MessageTypes.TryGet(chars[..count], out MessageTypeInfo? found))
             {
+                identifier = found.Identifier;
                 return found;
             }
         }
@@ -138,12 +140,20 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             ThrowHelper.ThrowMissingAttributes(CloudEventAttributeNames.Type, position);
         }
 
-        if (!MessageTypes.TryGet(type, out MessageTypeInfo? info))
+        identifier = type;
+        if (MessageTypes.TryGet(type, out MessageTypeInfo? info))
         {
-            ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, position);
+            identifier = info.Identifier;
+            return info;
         }
 
-        return info;
+        if (MessageTypes.Unregistered is { } unregistered)
+        {
+            return unregistered;
+        }
+
+        ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, position);
+        return null!;
     }
 
     private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, ref Scratch scratch)

@@ -109,6 +109,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
         DateTimeOffset? time = null;
         MessageTypeInfo? info = null;
+        string? typeIdentifier = null;
         MessageEnvelope? envelope = null;
         ExtensionAttributeCollection? extensions = null;
         long deferredStart = -1, deferredEnd = -1;
@@ -154,7 +155,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                     ReadSpecVersion(ref reader);
                     break;
                 case CloudEventAttribute.Type:
-                    info = ReadType(ref reader);
+                    info = ReadType(ref reader, out typeIdentifier);
                     envelope = info.CreateEnvelope();
                     break;
                 case CloudEventAttribute.Time:
@@ -223,7 +224,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             ThrowHelper.ThrowMissingAttributes(id, eventSource, hasSpecVersion, envelope is not null, objectStart);
         }
 
-        envelope.SetAttributes(id!, eventSource!, info!.Identifier, time, contentType, schema, subject, extensions);
+        envelope.SetAttributes(id!, eventSource!, typeIdentifier!, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, objectStart);
         if (newStrings)
         {

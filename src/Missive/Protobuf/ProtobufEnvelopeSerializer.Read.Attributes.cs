@@ -210,7 +210,8 @@ public sealed partial class ProtobufEnvelopeSerializer
         return value;
     }
 
-    private MessageTypeInfo LookUpType(in ReadOnlySequence<byte> type, long position)
+    /// <summary>Looks the type up; <paramref name="identifier"/> is the envelope's own type string, which differs from the registration's only for an unregistered type.</summary>
+    private MessageTypeInfo LookUpType(in ReadOnlySequence<byte> type, long position, out string identifier)
     {
         if (type.Length <= MaxStackTypeLength)
         {
@@ -220,17 +221,26 @@ public sealed partial class ProtobufEnvelopeSerializer
             if (System.Text.Unicode.Utf8.ToUtf16(utf8[..(int)type.Length], chars, out _, out int written, replaceInvalidSequences: false) == OperationStatus.Done
                 && MessageTypes.TryGet(chars[..written], out MessageTypeInfo? found))
             {
+                identifier = found.Identifier;
                 return found;
             }
         }
 
         string name = DecodeString(type, position);
-        if (!MessageTypes.TryGet(name, out MessageTypeInfo? info))
+        identifier = name;
+        if (MessageTypes.TryGet(name, out MessageTypeInfo? info))
         {
-            ThrowHelper.ThrowUnknownMessageType(name, Settings.LogMessageContent, position);
+            identifier = info.Identifier;
+            return info;
         }
 
-        return info;
+        if (MessageTypes.Unregistered is { } unregistered)
+        {
+            return unregistered;
+        }
+
+        ThrowHelper.ThrowUnknownMessageType(name, Settings.LogMessageContent, position);
+        return null!;
     }
 
     /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names and the kept extension names.</summary>

@@ -113,9 +113,9 @@ public sealed partial class ProtobufEnvelopeSerializer
             ThrowHelper.ThrowMissingAttributes(id, eventSource, hasSpecVersion, !type.IsEmpty, basePosition);
         }
 
-        MessageTypeInfo info = LookUpType(type, typePosition);
+        MessageTypeInfo info = LookUpType(type, typePosition, out string typeIdentifier);
         MessageEnvelope envelope = info.CreateEnvelope();
-        envelope.SetAttributes(id, eventSource, info.Identifier, time, contentType, schema, subject, extensions);
+        envelope.SetAttributes(id, eventSource, typeIdentifier, time, contentType, schema, subject, extensions);
         EnvelopeValidator.Validate(envelope, basePosition);
         if (newStrings)
         {

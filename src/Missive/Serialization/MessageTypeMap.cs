@@ -150,6 +150,27 @@ public sealed class MessageTypeMap
 
     internal bool TryGet(ReadOnlySpan<char> identifier, out MessageTypeInfo info) => _byIdentifierSpan.TryGetValue(identifier, out info!);
 
+    /// <summary>
+    /// Gets what envelopes of a type nobody registered are read as (<see cref="UnregisteredMessage"/>), or <c>null</c>
+    /// when they are an error (<see cref="InvalidEnvelopeReason.UnknownMessageType"/>): see <see cref="ReadUnregisteredTypes"/>.
+    /// </summary>
+    internal MessageTypeInfo? Unregistered { get; private set; }
+
+    /// <summary>
+    /// Reads envelopes whose type is not registered as <see cref="UnregisteredMessage"/> instead of rejecting them:
+    /// the bus does so when a fallback handler is registered. <see cref="UnregisteredMessage"/> itself is not
+    /// registered by this, so it cannot be published.
+    /// </summary>
+    internal void ReadUnregisteredTypes()
+    {
+        if (_settings is not null)
+        {
+            throw new MessageBusConfigurationException("Unregistered types cannot be enabled once a serializer uses the map.");
+        }
+
+        Unregistered ??= new MessageTypeInfo<UnregisteredMessage>("(unregistered)", ContentTypes.ApplicationJson, new UnregisteredPayloadCodec());
+    }
+
     internal MessageTypeInfo<T> Get<T>()
     {
         if (_byType.TryGetValue(typeof(T), out MessageTypeInfo? info))

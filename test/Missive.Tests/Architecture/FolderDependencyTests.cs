@@ -9,7 +9,8 @@ namespace Missive.Tests.Architecture;
 
 /// <summary>
 /// Keeps the folders of src/Missive depending one way: Envelopes ← Buffers ← Serialization ←
-/// {Json, Protobuf}; Serialization ← Transport ← {Bus, InMemory}; everything ← DependencyInjection.
+/// {Json, Protobuf}; Serialization ← Transport ← {Bus, InMemory}; Envelopes ← Diagnostics ← Bus ← Lambda;
+/// everything ← DependencyInjection.
 /// The test reads the source: it collects the top-level types each folder declares, then finds, in
 /// every file with comments and string literals removed, each use of a type declared in another folder.
 /// </summary>
@@ -24,9 +25,11 @@ public sealed partial class FolderDependencyTests
         ["Json"] = ["Envelopes", "Buffers", "Serialization"],
         ["Protobuf"] = ["Envelopes", "Buffers", "Serialization"],
         ["Transport"] = ["Envelopes", "Buffers", "Serialization"],
-        ["Bus"] = ["Envelopes", "Buffers", "Serialization", "Transport"],
+        ["Diagnostics"] = ["Envelopes"],
+        ["Bus"] = ["Envelopes", "Buffers", "Serialization", "Transport", "Diagnostics"],
+        ["Lambda"] = ["Envelopes", "Buffers", "Serialization", "Transport", "Diagnostics", "Bus"],
         ["InMemory"] = ["Envelopes", "Buffers", "Serialization", "Transport"],
-        ["DependencyInjection"] = ["Envelopes", "Buffers", "Serialization", "Json", "Protobuf", "Transport", "Bus", "InMemory"],
+        ["DependencyInjection"] = ["Envelopes", "Buffers", "Serialization", "Json", "Protobuf", "Transport", "Diagnostics", "Bus", "Lambda", "InMemory"],
     };
 
     private static string SourceRoot => Path.Combine(RepositoryPaths.Root, "src", "Missive");

@@ -1,0 +1,25 @@
+using System;
+
+namespace Missive.Bus;
+
+/// <summary>Gets the FIFO message group id (and optionally the deduplication id) of a message from the message itself; see <see cref="FifoIdSelector{T}"/>.</summary>
+internal abstract class FifoIdSelector
+{
+}
+
+/// <summary>The selectors of one message type.</summary>
+internal sealed class FifoIdSelector<T> : FifoIdSelector
+{
+    private readonly Func<T, string> _groupId;
+    private readonly Func<T, string>? _deduplicationId;
+
+    public FifoIdSelector(Func<T, string> groupId, Func<T, string>? deduplicationId)
+    {
+        _groupId = groupId;
+        _deduplicationId = deduplicationId;
+    }
+
+    public string GroupId(T message) => _groupId(message);
+
+    public string? DeduplicationId(T message) => _deduplicationId?.Invoke(message);
+}

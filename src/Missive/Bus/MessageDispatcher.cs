@@ -1,0 +1,167 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Logging;
+using Missive.Diagnostics;
+using Missive.Transport;
+
+namespace Missive.Bus;
+
+/// <summary>
+/// Takes one received message from its body to its handler: reads the envelope, finds the handler (or the fallback
+/// handler for a type nobody registered), and runs the handling middleware and the handler in a DI scope of their own,
+/// inside a consumer span, counting what happens. The queue poller and the Lambda processor act on the outcome.
+/// </summary>
+internal sealed class MessageDispatcher
+{
+    private readonly InboundMessageReader _reader;
+    private readonly IServiceScopeFactory _scopes;
+    private readonly BusConfiguration _configuration;
+    private readonly BusTelemetry _telemetry;
+    private readonly ILogger _logger;
+
+    public MessageDispatcher(InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, ILogger logger)
+    {
+        _reader = reader;
+        _scopes = scopes;
+        _configuration = configuration;
+        _telemetry = telemetry;
+        _logger = logger;
+    }
+
+    public async Task<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
+    {
+        int receiveCount = message.ReceiveCount;
+        _telemetry.Received(queue, message.Body, receiveCount);
+        InboundMessage inbound;
+        try
+        {
+            inbound = _reader.Read(message);
+        }
+        catch (InvalidEnvelopeException e)
+        {
+            if (e.Reason == InvalidEnvelopeReason.UnknownMessageType)
+            {
+                BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e);
+            }
+            else
+            {
+                BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
+            }
+
+            _telemetry.Processed(queue, null, null, e.Reason.ToString());
+            return (DispatchOutcome.RetryLater, null);
+        }
+
+        if (inbound.Envelope is not { } envelope)
+        {
+            BusLog.ControlMessageSkipped(_logger, message.MessageId, queue);
+            return (DispatchOutcome.Done, null);
+        }
+
+        HandleStep handler;
+        if (_configuration.Handlers.TryGetValue(envelope.MessageType, out HandlerInvoker? invoker))
+        {
+            handler = invoker.Handler;
+        }
+        else if (envelope is MessageEnvelope<UnregisteredMessage> && _configuration.HasFallbackHandler)
+        {
+            handler = FallbackHandler.Invoke;
+        }
+        else
+        {
+            BusLog.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, queue);
+            _telemetry.Processed(queue, envelope.Type, null, "NoHandler");
+            return (DispatchOutcome.RetryLater, envelope.Type);
+        }
+
+        using Activity? activity = BusTelemetry.StartProcess(queue, message.MessageId, envelope);
+        long started = Stopwatch.GetTimestamp();
+        HandleOutcome outcome;
+        try
+        {
+            AsyncServiceScope scope = _scopes.CreateAsyncScope();
+            await using (scope.ConfigureAwait(false))
+            {
+                var context = new HandleContext(envelope, message, queue, scope.ServiceProvider, stopping);
+                await Pipeline(scope.ServiceProvider, handler)(context).ConfigureAwait(false);
+                outcome = context.Outcome;
+            }
+        }
+        catch (Exception e) when (stopping.IsCancellationRequested)
+        {
+            // Cancelled by shutdown, or failed while it was under way (a handler may turn the
+            // cancellation into another exception): the message goes back at once, not after its timeout.
+            BusTelemetry.Fail(activity, e);
+            BusLog.ReleasedOnShutdown(_logger, message.MessageId, queue);
+            return (DispatchOutcome.Release, envelope.Type);
+        }
+        catch (Exception e)
+        {
+            BusTelemetry.Fail(activity, e);
+            BusLog.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, queue, receiveCount, e);
+            _telemetry.Processed(queue, envelope.Type, Stopwatch.GetElapsedTime(started), e.GetType().FullName);
+            return (DispatchOutcome.RetryLater, envelope.Type);
+        }
+
+        TimeSpan elapsed = Stopwatch.GetElapsedTime(started);
+        switch (outcome)
+        {
+            case HandleOutcome.RetryLater:
+                BusTelemetry.Fail(activity, nameof(HandleOutcome.RetryLater));
+                BusLog.RetryChosen(_logger, message.MessageId, envelope.Type, queue, receiveCount);
+                _telemetry.Processed(queue, envelope.Type, elapsed, nameof(HandleOutcome.RetryLater));
+                return (DispatchOutcome.RetryLater, envelope.Type);
+            case HandleOutcome.DeadLetter:
+                BusTelemetry.Fail(activity, nameof(HandleOutcome.DeadLetter));
+                _telemetry.Processed(queue, envelope.Type, elapsed, nameof(HandleOutcome.DeadLetter), counted: false);
+                return (DispatchOutcome.DeadLetter, envelope.Type);
+            default:
+                _telemetry.Processed(queue, envelope.Type, elapsed, null);
+                return (DispatchOutcome.Done, envelope.Type);
+        }
+    }
+
+    /// <summary>Builds the handling pipeline: the middleware in registration order (the first outermost) around the handler.</summary>
+    private HandleStep Pipeline(IServiceProvider services, HandleStep handler)
+    {
+        List<Type> middleware = _configuration.HandleMiddleware;
+        HandleStep next = handler;
+        for (int i = middleware.Count - 1; i >= 0; i--)
+        {
+            var step = (IHandleMiddleware)services.GetRequiredService(middleware[i]);
+            HandleStep inner = next;
+            next = context => step.InvokeAsync(context, inner);
+        }
+
+        return next;
+    }
+
+    /// <summary>Moves a message to a dead-letter queue: sends it there as received (body and attributes), FIFO ids kept.</summary>
+    public static SqsSendRequest ToDeadLetterQueue(SqsMessage message, string deadLetterQueue)
+    {
+        bool fifo = deadLetterQueue.EndsWith(".fifo", StringComparison.Ordinal);
+        message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
+        return new SqsSendRequest
+        {
+            QueueName = deadLetterQueue,
+            MessageBody = message.Body,
+            MessageAttributes = message.MessageAttributes,
+            MessageGroupId = fifo ? group ?? message.MessageId : null,
+            MessageDeduplicationId = fifo ? message.MessageId : null,
+        };
+    }
+
+    /// <summary>The handler of envelopes of unregistered types: the application's <see cref="IFallbackMessageHandler"/>.</summary>
+    private static class FallbackHandler
+    {
+        public static async Task Invoke(HandleContext context)
+        {
+            IFallbackMessageHandler fallback = context.Services.GetRequiredService<IFallbackMessageHandler>();
+            context.Outcome = await fallback.HandleAsync((MessageEnvelope<UnregisteredMessage>)context.Envelope, context.CancellationToken).ConfigureAwait(false);
+        }
+    }
+}

@@ -1,0 +1,35 @@
+namespace Missive.Diagnostics;
+
+/// <summary>
+/// Attribute names and values of the OpenTelemetry semantic conventions that Missive's spans and instruments use
+/// (https://opentelemetry.io/docs/specs/semconv/messaging/), and those of the CloudEvents conventions
+/// (https://opentelemetry.io/docs/specs/semconv/cloudevents/).
+/// </summary>
+internal static class MessagingConventions
+{
+    public const string System = "messaging.system";
+    public const string OperationName = "messaging.operation.name";
+    public const string OperationType = "messaging.operation.type";
+    public const string DestinationName = "messaging.destination.name";
+    public const string MessageId = "messaging.message.id";
+    public const string BodySize = "messaging.message.body.size";
+    public const string ConversationId = "messaging.message.conversation_id";
+    public const string ErrorType = "error.type";
+    public const string CloudEventId = "cloudevents.event_id";
+    public const string CloudEventSource = "cloudevents.event_source";
+    public const string CloudEventType = "cloudevents.event_type";
+    public const string CloudEventSpecVersion = "cloudevents.event_spec_version";
+
+    /// <summary>The well-known <c>messaging.system</c> value for SQS.</summary>
+    public const string AwsSqs = "aws_sqs";
+
+    /// <summary>The <c>messaging.system</c> value for SNS.</summary>
+    public const string AwsSns = "aws.sns";
+
+    /// <summary>The <c>messaging.system</c> value for EventBridge, which the conventions do not name (a system-specific value, as they allow).</summary>
+    public const string AwsEventBridge = "aws.eventbridge";
+
+    /// <summary>The operation types the conventions define that Missive reports.</summary>
+    public const string Send = "send";
+    public const string Process = "process";
+}

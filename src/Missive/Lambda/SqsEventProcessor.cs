@@ -1,0 +1,186 @@
+using System;
+using System.Collections.Generic;
+using System.IO;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
+using Missive.Bus;
+using Missive.Diagnostics;
+using Missive.Transport;
+
+namespace Missive.Lambda;
+
+/// <summary>
+/// Handles the SQS event a Lambda function receives (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html) with
+/// the bus's handlers, and returns the partial batch response so that Lambda delivers again only the records that failed.
+/// Each record goes through the same path as a polled message: its body is read as a raw, SNS-wrapped or
+/// EventBridge-wrapped envelope, and its handler runs with the handling middleware in a DI scope of its own, inside a
+/// consumer span. Resolve it from the service provider built with <c>AddMessageBus</c>; no Lambda package is needed.
+/// </summary>
+/// <remarks>
+/// A record that cannot be read, has no handler, fails or is retried by choice is reported in
+/// <see cref="SqsBatchResponse.BatchItemFailures"/>; nothing a record holds makes the call throw. Records of a FIFO queue
+/// are handled in order, and after the first failure the rest are reported without being handled, as Lambda requires to
+/// keep the order. Only an event that is not an SQS event at all (no <c>Records</c> array, or a record without a
+/// <c>messageId</c>, which could not be reported on its own) throws, and Lambda then retries the whole batch.
+/// </remarks>
+public sealed class SqsEventProcessor
+{
+    private readonly MessageDispatcher _dispatcher;
+    private readonly IMessageTransport? _transport;
+    private readonly BusTelemetry _telemetry;
+    private readonly SqsEventProcessorOptions _options;
+    private readonly ILogger _logger;
+
+    internal SqsEventProcessor(MessageDispatcher dispatcher, IMessageTransport? transport, BusTelemetry telemetry, SqsEventProcessorOptions options, ILogger logger)
+    {
+        _dispatcher = dispatcher;
+        _transport = transport;
+        _telemetry = telemetry;
+        _options = options;
+        _logger = logger;
+    }
+
+    /// <summary>Handles an SQS event given as UTF-8 JSON.</summary>
+    /// <param name="sqsEvent">The event.</param>
+    /// <param name="cancellationToken">Cancelled when the function must stop (for example shortly before its timeout): records not yet handled are reported failed.</param>
+    /// <returns>The partial batch response.</returns>
+    /// <exception cref="ArgumentException">The input is not an SQS event.</exception>
+    public async Task<SqsBatchResponse> ProcessAsync(ReadOnlyMemory<byte> sqsEvent, CancellationToken cancellationToken = default)
+    {
+        using JsonDocument document = Parse(sqsEvent);
+        return await ProcessAsync(document.RootElement, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Handles an SQS event read from a stream (the input of a Lambda handler that takes a <see cref="Stream"/>).</summary>
+    /// <param name="sqsEvent">The event. Must not be null.</param>
+    /// <param name="cancellationToken">See <see cref="ProcessAsync(ReadOnlyMemory{byte}, CancellationToken)"/>.</param>
+    /// <returns>The partial batch response.</returns>
+    /// <exception cref="ArgumentException">The input is not an SQS event.</exception>
+    public async Task<SqsBatchResponse> ProcessAsync(Stream sqsEvent, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(sqsEvent);
+        using var buffer = new MemoryStream();
+        await sqsEvent.CopyToAsync(buffer, cancellationToken).ConfigureAwait(false);
+        return await ProcessAsync(buffer.GetBuffer().AsMemory(0, (int)buffer.Length), cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>Handles an SQS event given as a JSON value.</summary>
+    /// <param name="sqsEvent">The event.</param>
+    /// <param name="cancellationToken">See <see cref="ProcessAsync(ReadOnlyMemory{byte}, CancellationToken)"/>.</param>
+    /// <returns>The partial batch response.</returns>
+    /// <exception cref="ArgumentException">The input is not an SQS event.</exception>
+    public async Task<SqsBatchResponse> ProcessAsync(JsonElement sqsEvent, CancellationToken cancellationToken = default)
+    {
+        List<LambdaSqsRecord> records = LambdaSqsRecord.ReadAll(sqsEvent);
+        bool[] failed = new bool[records.Count];
+        bool fifo = records.Exists(static r => r.IsFifo);
+        if (fifo)
+        {
+            bool stop = false;
+            for (int i = 0; i < records.Count; i++)
+            {
+                stop = failed[i] = stop || !await ProcessAsync(records[i], cancellationToken).ConfigureAwait(false);
+            }
+        }
+        else
+        {
+            using var slots = new SemaphoreSlim(Math.Max(1, _options.MaxConcurrency));
+            var running = new Task[records.Count];
+            for (int i = 0; i < records.Count; i++)
+            {
+                running[i] = ProcessWithSlotAsync(records[i], i, failed, slots, cancellationToken);
+            }
+
+            await Task.WhenAll(running).ConfigureAwait(false);
+        }
+
+        var failures = new List<SqsBatchItemFailure>();
+        for (int i = 0; i < records.Count; i++)
+        {
+            if (failed[i])
+            {
+                failures.Add(new SqsBatchItemFailure(records[i].MessageId));
+            }
+        }
+
+        return new SqsBatchResponse(failures);
+    }
+
+    private static JsonDocument Parse(ReadOnlyMemory<byte> sqsEvent)
+    {
+        try
+        {
+            return JsonDocument.Parse(sqsEvent);
+        }
+        catch (JsonException e)
+        {
+            throw new ArgumentException("The input is not JSON, so not an SQS event.", nameof(sqsEvent), e);
+        }
+    }
+
+    private async Task ProcessWithSlotAsync(LambdaSqsRecord record, int index, bool[] failed, SemaphoreSlim slots, CancellationToken cancellationToken)
+    {
+        await slots.WaitAsync(CancellationToken.None).ConfigureAwait(false);
+        try
+        {
+            failed[index] = !await ProcessAsync(record, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            slots.Release();
+        }
+    }
+
+    /// <summary>Handles one record; returns whether Lambda may delete it.</summary>
+    private async Task<bool> ProcessAsync(LambdaSqsRecord record, CancellationToken cancellationToken)
+    {
+        if (record.Message is not { } message)
+        {
+            LambdaLog.RecordUnreadable(_logger, record.MessageId, record.Queue, record.Problem!);
+            return false;
+        }
+
+        try
+        {
+            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, record.Queue, cancellationToken).ConfigureAwait(false);
+            return outcome switch
+            {
+                DispatchOutcome.Done => true,
+                DispatchOutcome.DeadLetter => await DeadLetterAsync(message, record.Queue, eventType).ConfigureAwait(false),
+                _ => false,
+            };
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            BusLog.ProcessingFailed(_logger, message.MessageId, record.Queue, e);
+            return false;
+        }
+    }
+
+    private async Task<bool> DeadLetterAsync(SqsMessage message, string queue, string? eventType)
+    {
+        if (_options.DeadLetterQueue is not { } deadLetterQueue || _transport is null)
+        {
+            BusLog.DeadLetterWithoutQueue(_logger, message.MessageId, queue);
+            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
+            return false;
+        }
+
+        try
+        {
+            await _transport.SendAsync(MessageDispatcher.ToDeadLetterQueue(message, deadLetterQueue), CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            BusLog.DeadLetterFailed(_logger, message.MessageId, queue, deadLetterQueue, e);
+            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
+            return false;
+        }
+
+        _telemetry.DeadLettered(queue, eventType);
+        BusLog.DeadLettered(_logger, message.MessageId, eventType, queue, deadLetterQueue);
+        return true;
+    }
+}
