@@ -15,7 +15,7 @@ using Missive.Transport;
 namespace Missive.Tests.Readme;
 
 /// <summary>
-/// Every C# block in README.md is a file of Readme/Snippets (or the body of one of its methods) with its using lines,
+/// Every C# block in README.md is a file of Readme/Snippets or the Lambda sample (or part of one) with its using lines,
 /// so every block compiles as pasted; these tests also run them.
 /// </summary>
 public sealed partial class ReadmeTests
@@ -27,6 +27,7 @@ public sealed partial class ReadmeTests
     {
         string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
         string[][] files = Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Readme", "Snippets"), "*.cs")
+            .Append(Path.Combine(RepositoryPaths.Root, "samples", "LambdaSqs", "OrdersFunction.cs")) // the Lambda sample, shown whole
             .Select(f => Lines(File.ReadAllText(f)).Where(l => !l.StartsWith("namespace ", StringComparison.Ordinal)).ToArray())
             .ToArray();
         MatchCollection blocks = CSharpBlock().Matches(readme);
@@ -51,6 +52,25 @@ public sealed partial class ReadmeTests
 
         Assert.Contains("ORD-1 via arn:aws:sns:", printed, StringComparison.Ordinal);
         Assert.Contains("ORD-2 via arn:aws:sns:", printed, StringComparison.Ordinal); // the protobuf one
+    }
+
+    [Fact]
+    public async Task TheBusFeaturesSnippet_PublishesWithFifoIdsAndTheTenantStamp_AndTheTelemetrySnippetStarts()
+    {
+        (OpenTelemetry.Trace.TracerProvider traces, OpenTelemetry.Metrics.MeterProvider metrics) = Telemetry.Start();
+        using (traces)
+        using (metrics)
+        {
+            await using ServiceProvider provider = new ServiceCollection().AddLogging().AddOrdering().BuildServiceProvider();
+
+            MessageEnvelope<OrderPlaced> sent = await provider.GetRequiredService<Missive.Bus.IMessagePublisher>().PublishAsync(new OrderPlaced("ORD-7", 10m));
+
+            SqsMessage received = (await provider.GetRequiredService<Missive.InMemory.InMemoryBroker>().ReceiveAsync("orders.fifo", 1, TimeSpan.Zero)).Single();
+            Assert.Equal("ORD-7", received.SystemAttributes[SqsSystemAttributes.MessageGroupId]);
+            Assert.Equal("ORD-7", received.SystemAttributes[SqsSystemAttributes.MessageDeduplicationId]);
+            Assert.Equal("acme", sent.Extensions["tenant"].AsString());
+            Assert.Contains("\"tenant\":\"acme\"", received.Body, StringComparison.Ordinal);
+        }
     }
 
     [Fact]
