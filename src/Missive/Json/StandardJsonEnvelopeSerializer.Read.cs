@@ -85,11 +85,7 @@ public sealed partial class StandardJsonEnvelopeSerializer
         }
 
         string? type = GetString(root, CloudEventAttributeNames.Type, required: true);
-        MessageTypeInfo? info = null;
-        if (type is { Length: > 0 } && !MessageTypes.TryGet(type, out info) && (info = MessageTypes.Unregistered) is null)
-        {
-            ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, -1);
-        }
+        MessageTypeInfo? info = type is { Length: > 0 } ? MessageTypes.Resolve(type, Settings.LogMessageContent, -1) : null;
 
         string? specVersion = GetString(root, CloudEventAttributeNames.SpecVersion, required: true);
         if (specVersion is { Length: > 0 } && specVersion != CloudEventRules.SpecVersion10)

@@ -141,19 +141,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
 
         identifier = type;
-        if (MessageTypes.TryGet(type, out MessageTypeInfo? info))
-        {
-            identifier = info.Identifier;
-            return info;
-        }
-
-        if (MessageTypes.Unregistered is { } unregistered)
-        {
-            return unregistered;
-        }
-
-        ThrowHelper.ThrowUnknownMessageType(type, Settings.LogMessageContent, position);
-        return null!;
+        return MessageTypes.Resolve(type, Settings.LogMessageContent, position);
     }
 
     private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, ref Scratch scratch)

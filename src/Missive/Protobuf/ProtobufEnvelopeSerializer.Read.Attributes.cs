@@ -226,21 +226,8 @@ public sealed partial class ProtobufEnvelopeSerializer
             }
         }
 
-        string name = DecodeString(type, position);
-        identifier = name;
-        if (MessageTypes.TryGet(name, out MessageTypeInfo? info))
-        {
-            identifier = info.Identifier;
-            return info;
-        }
-
-        if (MessageTypes.Unregistered is { } unregistered)
-        {
-            return unregistered;
-        }
-
-        ThrowHelper.ThrowUnknownMessageType(name, Settings.LogMessageContent, position);
-        return null!;
+        identifier = DecodeString(type, position);
+        return MessageTypes.Resolve(identifier, Settings.LogMessageContent, position);
     }
 
     /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names and the kept extension names.</summary>

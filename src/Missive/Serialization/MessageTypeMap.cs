@@ -157,6 +157,27 @@ public sealed class MessageTypeMap
     internal MessageTypeInfo? Unregistered { get; private set; }
 
     /// <summary>
+    /// Gets the registration of an envelope's type identifier, or, for an identifier nobody registered, what
+    /// <see cref="ReadUnregisteredTypes"/> enabled.
+    /// </summary>
+    /// <exception cref="InvalidEnvelopeException">The identifier is not registered and unregistered types are rejected (<see cref="InvalidEnvelopeReason.UnknownMessageType"/>).</exception>
+    internal MessageTypeInfo Resolve(string typeIdentifier, bool includeContent, long position)
+    {
+        if (_byIdentifier.TryGetValue(typeIdentifier, out MessageTypeInfo? info))
+        {
+            return info;
+        }
+
+        if (Unregistered is { } unregistered)
+        {
+            return unregistered;
+        }
+
+        ThrowHelper.ThrowUnknownMessageType(typeIdentifier, includeContent, position);
+        return null!;
+    }
+
+    /// <summary>
     /// Reads envelopes whose type is not registered as <see cref="UnregisteredMessage"/> instead of rejecting them:
     /// the bus does so when a fallback handler is registered. <see cref="UnregisteredMessage"/> itself is not
     /// registered by this, so it cannot be published.

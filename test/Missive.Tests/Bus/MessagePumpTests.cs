@@ -10,6 +10,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Missive.Bus;
 using Missive.InMemory;
+using Missive.Tests.Features;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
@@ -177,15 +178,7 @@ public sealed class MessagePumpTests
         return builder.Build();
     }
 
-    private static async Task WaitUntil(Func<bool> condition)
-    {
-        var watch = Stopwatch.StartNew();
-        while (!condition())
-        {
-            Assert.True(watch.Elapsed < Patience, "condition not met in time");
-            await Task.Delay(20);
-        }
-    }
+    private static Task WaitUntil(Func<bool> condition) => BusTestHost.WaitUntil(condition);
 
     /// <summary>What the handler does, shared with the test.</summary>
     public sealed class Script
