@@ -53,9 +53,10 @@ internal static class WrapperClassifier
                 ref WrapperMember slot = ref members.Slot(ref reader);
                 if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
                 {
-                    int quote = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
-                    quote += document[quote..].IndexOfAnyExcept(" \t\r\n"u8) is int gap and >= 0 ? gap : 0;
-                    if (document[quote] == (byte)'"')
+                    int afterColon = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
+                    int gap = document[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
+                    int quote = afterColon + gap;
+                    if (gap >= 0 && document[quote] == (byte)'"')
                     {
                         // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
                         message.Dispose(); // a repeated member: the last one counts

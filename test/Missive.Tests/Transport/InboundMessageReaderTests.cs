@@ -145,6 +145,8 @@ public sealed class InboundMessageReaderTests
     [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"{\u0001}\"}")]
     [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"{\\uD800}\"}")]
     [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\": \"{}")]
+    [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\" :")] // found by the long fuzz run: nothing after the colon
+    [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":  \n ")]
     [InlineData("{\"version\":\"0\",\"detail-type\":\"x\",\"source\":\"s\",\"time\":\"t\",\"detail\":{\"id\":1}}")]
     [InlineData("{\"id\":\"1\",\"source\":\"/s\"")]
     [InlineData("")]
