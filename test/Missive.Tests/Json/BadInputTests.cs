@@ -86,6 +86,25 @@ public sealed class BadInputTests
         Assert.Contains(Secret, error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("""{"Total":"not a number"}""", "$.Total")]
+    [InlineData("""{"Lines":[{"Sku":"A","Quantity":1},{"Sku":"B","Quantity":"two"}]}""", "$.Lines[1].Quantity")]
+    public void Deserialize_DataThatDoesNotFit_NamesItsPath_InBothSerializers(string data, string path)
+    {
+        // The fast reader reads data in one pass through the type's converter, and reads it again the serializer's
+        // way on failure, so the error still carries System.Text.Json's path.
+        string input = $$"""{"id":"1","source":"/s","specversion":"1.0","type":"{{TestSerializers.OrderType}}","data":{{data}},"traceparent":"00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01"}""";
+        using var fast = TestSerializers.Fast();
+        using var standard = TestSerializers.Standard();
+
+        foreach (IEnvelopeSerializer serializer in new IEnvelopeSerializer[] { fast, standard })
+        {
+            var error = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize(input));
+            Assert.Equal(InvalidEnvelopeReason.InvalidData, error.Reason);
+            Assert.Contains($"(path {path})", error.Message, StringComparison.Ordinal);
+        }
+    }
+
     [Fact]
     public void Deserialize_OverTheSizeLimit_IsRejectedBeforeParsing()
     {
