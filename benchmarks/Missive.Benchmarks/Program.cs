@@ -15,10 +15,17 @@ using Perfolizer.Horology;
 
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --quick        (reviewers: ~3 minutes, ratio tables)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --sizes        (envelope sizes only)
+// dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved  (reads and writes against their floor, in alternation: a drift check)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- [BenchmarkDotNet args] [--results DIR]
 //                                                                                  (full runs; writes ratio tables and a chart)
 string? resultsDir = ValueOf(args, "--results");
 string[] bdnArgs = Without(args, "--results");
+
+if (args.Contains("--interleaved"))
+{
+    Interleaved.Run();
+    return 0;
+}
 
 if (args.Contains("--sizes"))
 {
