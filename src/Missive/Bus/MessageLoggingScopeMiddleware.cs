@@ -15,12 +15,9 @@ public sealed class MessageLoggingScopeMiddleware : IHandleMiddleware
     private readonly ILogger _logger;
 
     /// <summary>Creates the middleware.</summary>
-    /// <param name="logger">The logger whose scope is opened. Must not be null.</param>
-    public MessageLoggingScopeMiddleware(ILogger<MessageLoggingScopeMiddleware> logger)
-    {
-        System.ArgumentNullException.ThrowIfNull(logger);
-        _logger = logger;
-    }
+    /// <param name="logger">The logger whose scope is opened, or <c>null</c> when the application registers no logging (the scope then has no one to carry it to).</param>
+    public MessageLoggingScopeMiddleware(ILogger<MessageLoggingScopeMiddleware>? logger = null)
+        => _logger = logger ?? (ILogger)Microsoft.Extensions.Logging.Abstractions.NullLogger.Instance;
 
     /// <inheritdoc />
     public async Task InvokeAsync(HandleContext context, HandleStep nextStep)

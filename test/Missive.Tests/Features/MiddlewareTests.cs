@@ -122,6 +122,29 @@ public sealed class MiddlewareTests
     }
 
     [Fact]
+    public async Task TheLoggingScope_WithoutLoggingRegistered_StillLetsTheMessageBeHandled()
+    {
+        // A Lambda function or a bare ServiceCollection may register no logging at all.
+        var log = new Log();
+        var services = new ServiceCollection().AddSingleton(log).AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .UseInMemoryBroker(Topology)
+            .AddSqsPublisher<Order>("orders")
+            .AddHandler<Order, RecordingHandler>()
+            .UseMessageLoggingScope());
+        await using ServiceProvider provider = services.BuildServiceProvider();
+        await provider.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        var message = (await provider.GetRequiredService<InMemoryBroker>().ReceiveAsync("orders", 1, TimeSpan.Zero)).Single();
+        string sqsEvent = $$"""{"Records":[{"messageId":"m-1","receiptHandle":"r","body":"{{System.Text.Json.JsonEncodedText.Encode(message.Body)}}","attributes":{"ApproximateReceiveCount":"1"},"messageAttributes":{},"eventSourceARN":"arn:aws:sqs:us-east-2:123456789012:orders"}]}""";
+
+        Missive.Lambda.SqsBatchResponse response = await provider.GetRequiredService<Missive.Lambda.SqsEventProcessor>().ProcessAsync(System.Text.Encoding.UTF8.GetBytes(sqsEvent));
+
+        Assert.Empty(response.BatchItemFailures);
+        Assert.Contains(log.Entries, e => e.StartsWith("handler", StringComparison.Ordinal));
+    }
+
+    [Fact]
     public async Task TheHandlingTimeout_CancelsASlowHandler_PerMessageType_AndTheMessageIsRetried()
     {
         var log = new Log { HandlerDelay = TimeSpan.FromSeconds(20) };
