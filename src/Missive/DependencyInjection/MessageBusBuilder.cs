@@ -192,10 +192,11 @@ public sealed class MessageBusBuilder
     /// </summary>
     /// <typeparam name="TMiddleware">The middleware.</typeparam>
     /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">The middleware is already in the pipeline.</exception>
     public MessageBusBuilder UseHandleMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
         where TMiddleware : class, IHandleMiddleware
     {
-        Bus.HandleMiddleware.Add(typeof(TMiddleware));
+        AddOnce(Bus.HandleMiddleware, typeof(TMiddleware));
         Services.TryAddScoped<TMiddleware>();
         return this;
     }
@@ -206,10 +207,11 @@ public sealed class MessageBusBuilder
     /// </summary>
     /// <typeparam name="TMiddleware">The middleware.</typeparam>
     /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">The middleware is already in the pipeline.</exception>
     public MessageBusBuilder UsePublishMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
         where TMiddleware : class, IPublishMiddleware
     {
-        Bus.PublishMiddleware.Add(typeof(TMiddleware));
+        AddOnce(Bus.PublishMiddleware, typeof(TMiddleware));
         Services.TryAddSingleton<TMiddleware>();
         return this;
     }
@@ -219,8 +221,9 @@ public sealed class MessageBusBuilder
     public MessageBusBuilder UseMessageLoggingScope() => UseHandleMiddleware<MessageLoggingScopeMiddleware>();
 
     /// <summary>Cancels handlers that run longer than their message type's timeout and retries their messages (<see cref="HandlingTimeoutMiddleware"/>).</summary>
-    /// <param name="configure">Sets the default timeout and those per type. Must not be null.</param>
+    /// <param name="configure">Sets the default timeout and those per type (all of them, in this one call). Must not be null.</param>
     /// <returns>This builder.</returns>
+    /// <exception cref="MessageBusConfigurationException">It was called before.</exception>
     public MessageBusBuilder UseHandlingTimeout(Action<HandlingTimeoutOptions> configure)
     {
         ArgumentNullException.ThrowIfNull(configure);
@@ -312,6 +315,16 @@ public sealed class MessageBusBuilder
         });
         Services.TryAddSingleton<IMessageTransport>(sp => sp.GetRequiredService<InMemoryBroker>());
         return this;
+    }
+
+    private static void AddOnce(List<Type> pipeline, Type middleware)
+    {
+        if (pipeline.Contains(middleware))
+        {
+            throw new MessageBusConfigurationException($"The middleware {middleware.Name} is added twice; each step runs once per message, where it was first added.");
+        }
+
+        pipeline.Add(middleware);
     }
 
     private bool HasInMemoryBroker()

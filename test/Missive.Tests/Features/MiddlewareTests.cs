@@ -170,6 +170,17 @@ public sealed class MiddlewareTests
         Assert.Equal(1, host.Services.GetRequiredService<InMemoryBroker>().GetQueue("orders").Count); // kept, to be retried
     }
 
+    [Fact]
+    public void AMiddlewareAddedTwice_IsAConfigurationError()
+    {
+        var error = Assert.Throws<MessageBusConfigurationException>(() => new ServiceCollection().AddMessageBus(bus => bus
+            .UseHandlingTimeout(t => t.DefaultTimeout = TimeSpan.FromSeconds(1))
+            .UseHandlingTimeout(t => t.DefaultTimeout = TimeSpan.FromSeconds(2))));
+
+        Assert.Contains("HandlingTimeoutMiddleware is added twice", error.Message, StringComparison.Ordinal);
+        Assert.Throws<MessageBusConfigurationException>(() => new ServiceCollection().AddMessageBus(bus => bus.UsePublishMiddleware<StampPublish>().UsePublishMiddleware<StampPublish>()));
+    }
+
     private static void Topology(InMemoryBroker broker)
     {
         broker.CreateQueue("orders-dlq");
