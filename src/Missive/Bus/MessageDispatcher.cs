@@ -140,12 +140,24 @@ internal sealed class MessageDispatcher
         return next;
     }
 
-    /// <summary>Moves a message to a dead-letter queue: sends it there as received (body and attributes), FIFO ids kept.</summary>
-    public static SqsSendRequest ToDeadLetterQueue(SqsMessage message, string deadLetterQueue)
+    /// <summary>
+    /// Moves a message whose handling chose <see cref="HandleOutcome.DeadLetter"/> to the dead-letter queue: sends it
+    /// there as received (body and attributes; for a FIFO queue its group, deduplicated by its message id). Returns
+    /// whether it was sent, after which the caller deletes it (or reports it handled). Without a dead-letter queue or
+    /// a transport, or when sending fails, it is logged and counted as failed, and the message stays to be retried.
+    /// </summary>
+    public async Task<bool> TryDeadLetterAsync(IMessageTransport? transport, string? deadLetterQueue, SqsMessage message, string queue, string? eventType)
     {
+        if (deadLetterQueue is null || transport is null)
+        {
+            BusLog.DeadLetterWithoutQueue(_logger, message.MessageId, queue);
+            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
+            return false;
+        }
+
         bool fifo = deadLetterQueue.EndsWith(".fifo", StringComparison.Ordinal);
         message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
-        return new SqsSendRequest
+        var request = new SqsSendRequest
         {
             QueueName = deadLetterQueue,
             MessageBody = message.Body,
@@ -153,6 +165,20 @@ internal sealed class MessageDispatcher
             MessageGroupId = fifo ? group ?? message.MessageId : null,
             MessageDeduplicationId = fifo ? message.MessageId : null,
         };
+        try
+        {
+            await transport.SendAsync(request, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            BusLog.DeadLetterFailed(_logger, message.MessageId, queue, deadLetterQueue, e);
+            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
+            return false;
+        }
+
+        _telemetry.DeadLettered(queue, eventType);
+        BusLog.DeadLettered(_logger, message.MessageId, eventType, queue, deadLetterQueue);
+        return true;
     }
 
     /// <summary>The handler of envelopes of unregistered types: the application's <see cref="IFallbackMessageHandler"/>.</summary>

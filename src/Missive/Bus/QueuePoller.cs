@@ -4,7 +4,6 @@ using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Logging;
-using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -25,18 +24,16 @@ internal sealed class QueuePoller
 {
     private readonly IMessageTransport _transport;
     private readonly MessageDispatcher _dispatcher;
-    private readonly BusTelemetry _telemetry;
     private readonly string _queue;
     private readonly PollerOptions _options;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly ConcurrentDictionary<string, SqsMessage> _inFlight = new(StringComparer.Ordinal);
 
-    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, BusTelemetry telemetry, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger)
+    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger)
     {
         _transport = transport;
         _dispatcher = dispatcher;
-        _telemetry = telemetry;
         _queue = queue;
         _options = options;
         _timeProvider = timeProvider;
@@ -161,7 +158,15 @@ internal sealed class QueuePoller
                     await ReleaseAsync([message]).ConfigureAwait(false);
                     break;
                 case DispatchOutcome.DeadLetter:
-                    await DeadLetterAsync(message, eventType, deletes).ConfigureAwait(false);
+                    if (await _dispatcher.TryDeadLetterAsync(_transport, _options.DeadLetterQueue, message, _queue, eventType).ConfigureAwait(false))
+                    {
+                        deletes.Delete(message.ReceiptHandle, message.MessageId);
+                    }
+                    else
+                    {
+                        await RetryLaterAsync(message).ConfigureAwait(false);
+                    }
+
                     break;
                 default:
                     await RetryLaterAsync(message).ConfigureAwait(false);
@@ -179,34 +184,6 @@ internal sealed class QueuePoller
             _inFlight.TryRemove(message.ReceiptHandle, out _);
             slots.Release();
         }
-    }
-
-    /// <summary>Sends the message to the dead-letter queue as received and deletes it; without a dead-letter queue, or when sending fails, it stays to be retried.</summary>
-    private async Task DeadLetterAsync(SqsMessage message, string? eventType, DeleteBatcher deletes)
-    {
-        if (_options.DeadLetterQueue is not { } deadLetterQueue)
-        {
-            BusLog.DeadLetterWithoutQueue(_logger, message.MessageId, _queue);
-            _telemetry.Processed(_queue, eventType, null, "DeadLetterUnavailable");
-            await RetryLaterAsync(message).ConfigureAwait(false);
-            return;
-        }
-
-        try
-        {
-            await _transport.SendAsync(MessageDispatcher.ToDeadLetterQueue(message, deadLetterQueue), CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (Exception e) when (e is not OutOfMemoryException)
-        {
-            BusLog.DeadLetterFailed(_logger, message.MessageId, _queue, deadLetterQueue, e);
-            _telemetry.Processed(_queue, eventType, null, "DeadLetterUnavailable");
-            await RetryLaterAsync(message).ConfigureAwait(false);
-            return;
-        }
-
-        deletes.Delete(message.ReceiptHandle, message.MessageId);
-        _telemetry.DeadLettered(_queue, eventType);
-        BusLog.DeadLettered(_logger, message.MessageId, eventType, _queue, deadLetterQueue);
     }
 
     private Task RetryLaterAsync(SqsMessage message)

@@ -128,7 +128,6 @@ public static class MessageBusServiceCollectionExtensions
         services.TryAddSingleton(sp => new SqsEventProcessor(
             new MessageDispatcher(sp.GetRequiredService<InboundMessageReader>(), sp.GetRequiredService<IServiceScopeFactory>(), bus, sp.GetRequiredService<BusTelemetry>(), sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance),
             sp.GetService<IMessageTransport>(),
-            sp.GetRequiredService<BusTelemetry>(),
             sp.GetRequiredService<SqsEventProcessorOptions>(),
             sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance));
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));

@@ -6,7 +6,6 @@ using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Logging;
 using Missive.Bus;
-using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Lambda;
@@ -29,15 +28,13 @@ public sealed class SqsEventProcessor
 {
     private readonly MessageDispatcher _dispatcher;
     private readonly IMessageTransport? _transport;
-    private readonly BusTelemetry _telemetry;
     private readonly SqsEventProcessorOptions _options;
     private readonly ILogger _logger;
 
-    internal SqsEventProcessor(MessageDispatcher dispatcher, IMessageTransport? transport, BusTelemetry telemetry, SqsEventProcessorOptions options, ILogger logger)
+    internal SqsEventProcessor(MessageDispatcher dispatcher, IMessageTransport? transport, SqsEventProcessorOptions options, ILogger logger)
     {
         _dispatcher = dispatcher;
         _transport = transport;
-        _telemetry = telemetry;
         _options = options;
         _logger = logger;
     }
@@ -148,7 +145,7 @@ public sealed class SqsEventProcessor
             return outcome switch
             {
                 DispatchOutcome.Done => true,
-                DispatchOutcome.DeadLetter => await DeadLetterAsync(message, record.Queue, eventType).ConfigureAwait(false),
+                DispatchOutcome.DeadLetter => await _dispatcher.TryDeadLetterAsync(_transport, _options.DeadLetterQueue, message, record.Queue, eventType).ConfigureAwait(false),
                 _ => false,
             };
         }
@@ -157,30 +154,5 @@ public sealed class SqsEventProcessor
             BusLog.ProcessingFailed(_logger, message.MessageId, record.Queue, e);
             return false;
         }
-    }
-
-    private async Task<bool> DeadLetterAsync(SqsMessage message, string queue, string? eventType)
-    {
-        if (_options.DeadLetterQueue is not { } deadLetterQueue || _transport is null)
-        {
-            BusLog.DeadLetterWithoutQueue(_logger, message.MessageId, queue);
-            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
-            return false;
-        }
-
-        try
-        {
-            await _transport.SendAsync(MessageDispatcher.ToDeadLetterQueue(message, deadLetterQueue), CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (Exception e) when (e is not OutOfMemoryException)
-        {
-            BusLog.DeadLetterFailed(_logger, message.MessageId, queue, deadLetterQueue, e);
-            _telemetry.Processed(queue, eventType, null, "DeadLetterUnavailable");
-            return false;
-        }
-
-        _telemetry.DeadLettered(queue, eventType);
-        BusLog.DeadLettered(_logger, message.MessageId, eventType, queue, deadLetterQueue);
-        return true;
     }
 }
