@@ -41,7 +41,7 @@ internal static class SnsNotificationReader
 
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
-            string name = Recurring(ref reader, strings);
+            string name = WrapperJson.RecurringString(ref reader, strings);
             reader.Read();
             if (reader.TokenType != JsonTokenType.StartObject)
             {
@@ -60,7 +60,7 @@ internal static class SnsNotificationReader
                 {
                     if (isType)
                     {
-                        type = Recurring(ref reader, strings);
+                        type = WrapperJson.RecurringString(ref reader, strings);
                     }
                     else
                     {
@@ -79,18 +79,5 @@ internal static class SnsNotificationReader
         }
 
         return attributes;
-    }
-
-    /// <summary>An attribute name or data type: the kept string when there is one, else decoded and kept while there is room.</summary>
-    private static string Recurring(ref Utf8JsonReader reader, KnownStrings strings)
-    {
-        if (!reader.HasValueSequence && !reader.ValueIsEscaped && strings.Find(reader.ValueSpan) is { } known)
-        {
-            return known;
-        }
-
-        string value = reader.GetString()!;
-        strings.TryAdd(value);
-        return value;
     }
 }

@@ -52,18 +52,21 @@ internal static class WrapperJson
             return null;
         }
 
-        ReadOnlySpan<byte> raw = member.ValueIn(document)[1..^1];
-        if (!raw.Contains((byte)'\\') && strings.Find(raw) is { } known)
+        var reader = new Utf8JsonReader(member.ValueIn(document), options);
+        reader.Read();
+        return RecurringString(ref reader, strings);
+    }
+
+    /// <summary>Gets the string token the reader is on as a kept string when there is one, else decodes it and keeps it while there is room.</summary>
+    public static string RecurringString(ref Utf8JsonReader reader, KnownStrings strings)
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped && strings.Find(reader.ValueSpan) is { } known)
         {
             return known;
         }
 
-        string? value = StringOf(document, member, options);
-        if (value is not null)
-        {
-            strings.TryAdd(value);
-        }
-
+        string value = reader.GetString()!;
+        strings.TryAdd(value);
         return value;
     }
 
