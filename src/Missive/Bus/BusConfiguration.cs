@@ -11,7 +11,8 @@ internal sealed class BusConfiguration
     /// <summary>Gets or sets whether publishers may write protobuf (<c>EnableExperimentalFeatures()</c>); reading it is always on.</summary>
     public bool ProtobufPublishing { get; set; }
 
-    public Dictionary<Type, HandlerInvoker> Handlers { get; } = [];
+    /// <summary>Gets the last step of the handling pipeline (the handler) of each message type that has one.</summary>
+    public Dictionary<Type, HandleStep> Handlers { get; } = [];
 
     /// <summary>Gets or sets whether an <see cref="IFallbackMessageHandler"/> receives the messages of unregistered types.</summary>
     public bool HasFallbackHandler { get; set; }

@@ -62,20 +62,16 @@ internal sealed class MessageDispatcher
             return (DispatchOutcome.Done, null);
         }
 
-        HandleStep handler;
-        if (_configuration.Handlers.TryGetValue(envelope.MessageType, out HandlerInvoker? invoker))
+        if (!_configuration.Handlers.TryGetValue(envelope.MessageType, out HandleStep? handler))
         {
-            handler = invoker.Handler;
-        }
-        else if (envelope is MessageEnvelope<UnregisteredMessage> && _configuration.HasFallbackHandler)
-        {
-            handler = FallbackHandler.Invoke;
-        }
-        else
-        {
-            BusLog.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, queue);
-            _telemetry.Processed(queue, envelope.Type, null, "NoHandler");
-            return (DispatchOutcome.RetryLater, envelope.Type);
+            if (envelope is not MessageEnvelope<UnregisteredMessage> || !_configuration.HasFallbackHandler)
+            {
+                BusLog.NoHandler(_logger, envelope.MessageType.FullName ?? envelope.MessageType.Name, message.MessageId, queue);
+                _telemetry.Processed(queue, envelope.Type, null, "NoHandler");
+                return (DispatchOutcome.RetryLater, envelope.Type);
+            }
+
+            handler = FallbackHandler.Instance;
         }
 
         using Activity? activity = BusTelemetry.StartProcess(queue, message.MessageId, envelope);
@@ -184,7 +180,9 @@ internal sealed class MessageDispatcher
     /// <summary>The handler of envelopes of unregistered types: the application's <see cref="IFallbackMessageHandler"/>.</summary>
     private static class FallbackHandler
     {
-        public static async Task Invoke(HandleContext context)
+        public static readonly HandleStep Instance = Invoke;
+
+        private static async Task Invoke(HandleContext context)
         {
             IFallbackMessageHandler fallback = context.Services.GetRequiredService<IFallbackMessageHandler>();
             context.Outcome = await fallback.HandleAsync((MessageEnvelope<UnregisteredMessage>)context.Envelope, context.CancellationToken).ConfigureAwait(false);

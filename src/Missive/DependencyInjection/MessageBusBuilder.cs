@@ -155,7 +155,7 @@ public sealed class MessageBusBuilder
     public MessageBusBuilder AddHandler<TMessage, [DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
         where THandler : class, IMessageHandler<TMessage>
     {
-        if (!Bus.Handlers.TryAdd(typeof(TMessage), new HandlerInvoker<TMessage>()))
+        if (!Bus.Handlers.TryAdd(typeof(TMessage), MessageHandlerStep<TMessage>.Instance))
         {
             throw new MessageBusConfigurationException($"A handler is already registered for {typeof(TMessage).FullName}.");
         }
