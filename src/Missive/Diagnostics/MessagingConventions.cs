@@ -12,8 +12,6 @@ internal static class MessagingConventions
     public const string OperationType = "messaging.operation.type";
     public const string DestinationName = "messaging.destination.name";
     public const string MessageId = "messaging.message.id";
-    public const string BodySize = "messaging.message.body.size";
-    public const string ConversationId = "messaging.message.conversation_id";
     public const string ErrorType = "error.type";
     public const string CloudEventId = "cloudevents.event_id";
     public const string CloudEventSource = "cloudevents.event_source";
