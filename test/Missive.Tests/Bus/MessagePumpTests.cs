@@ -66,20 +66,26 @@ public sealed class MessagePumpTests
     [Fact]
     public async Task FailingReceives_BackOffExponentially()
     {
+        // The waits are read from the clock the poller asks for them, not timed, so a loaded machine cannot fail the test.
+        var clock = new DelayRecordingTimeProvider();
         var failing = new FailingReceiveTransport(new InMemoryBroker());
         using IHost host = Host(failing, new Script(), o =>
         {
             o.ReceiveErrorDelay = TimeSpan.FromMilliseconds(200);
             o.MaxReceiveErrorDelay = TimeSpan.FromMilliseconds(800);
-        });
+        }, clock: clock);
         await host.StartAsync();
-        await Task.Delay(TimeSpan.FromSeconds(3));
+        await WaitUntil(() => clock.Delays.Count >= 5);
         await host.StopAsync();
 
-        TimeSpan[] gaps = failing.Gaps();
-        Assert.InRange(failing.Calls, 3, 8); // not a busy loop: 200, 400, 800, 800, … ms (each 50-100% with jitter)
-        Assert.True(gaps[1] > gaps[0] * 1.2 || gaps[1] >= TimeSpan.FromMilliseconds(200), string.Join(", ", gaps));
-        Assert.All(gaps, g => Assert.InRange(g.TotalMilliseconds, 90, 1500));
+        TimeSpan[] delays = clock.Delays.ToArray();
+        double[] expected = [200, 400, 800, 800, 800]; // doubling from the first, capped; each 50-100% of it with jitter
+        for (int i = 0; i < expected.Length; i++)
+        {
+            Assert.InRange(delays[i].TotalMilliseconds, expected[i] / 2, expected[i]);
+        }
+
+        Assert.InRange(failing.Calls, 5, delays.Length + 1); // one receive per wait: not a busy loop
     }
 
     [Fact]
@@ -158,9 +164,14 @@ public sealed class MessagePumpTests
         Assert.Single(await broker.ReceiveAsync("work", 1, TimeSpan.Zero));
     }
 
-    private static IHost Host(IMessageTransport transport, Script script, Action<PollerOptions>? configure = null, TimeSpan? shutdownTimeout = null)
+    private static IHost Host(IMessageTransport transport, Script script, Action<PollerOptions>? configure = null, TimeSpan? shutdownTimeout = null, TimeProvider? clock = null)
     {
         HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        if (clock is not null)
+        {
+            builder.Services.AddSingleton(clock);
+        }
+
         builder.Logging.ClearProviders();
         builder.Services.Configure<HostOptions>(o => o.ShutdownTimeout = shutdownTimeout ?? TimeSpan.FromSeconds(30));
         builder.Services.AddSingleton(script);
@@ -263,21 +274,31 @@ public sealed class MessagePumpTests
     /// <summary>Every receive fails, as an unreachable endpoint would; the times of the calls are kept.</summary>
     private sealed class FailingReceiveTransport(InMemoryBroker broker) : ForwardingTransport(broker)
     {
-        private readonly ConcurrentQueue<TimeSpan> _times = new();
-        private readonly Stopwatch _clock = Stopwatch.StartNew();
+        private int _calls;
 
-        public int Calls => _times.Count;
-
-        public TimeSpan[] Gaps()
-        {
-            TimeSpan[] times = _times.ToArray();
-            return times.Zip(times.Skip(1), (a, b) => b - a).ToArray();
-        }
+        public int Calls => Volatile.Read(ref _calls);
 
         public override Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
         {
-            _times.Enqueue(_clock.Elapsed);
+            Interlocked.Increment(ref _calls);
             throw new MessageTransportException("Simulated: the endpoint cannot be reached.") { IsTransient = true };
+        }
+    }
+
+    /// <summary>The system clock, except that a one-shot timer (a <c>Task.Delay</c>) is recorded and fires after 1 ms.</summary>
+    private sealed class DelayRecordingTimeProvider : TimeProvider
+    {
+        public ConcurrentQueue<TimeSpan> Delays { get; } = new();
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+        {
+            if (period == Timeout.InfiniteTimeSpan && dueTime > TimeSpan.Zero)
+            {
+                Delays.Enqueue(dueTime);
+                dueTime = TimeSpan.FromMilliseconds(1);
+            }
+
+            return System.CreateTimer(callback, state, dueTime, period);
         }
     }
 }
