@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
@@ -89,6 +90,33 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         {
             throw ReadFailure(e, source);
         }
+    }
+
+    /// <inheritdoc />
+    internal override bool TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
+    {
+        var source = new ReadOnlySequence<byte>(document);
+        var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
+        try
+        {
+            if (reader.Read() && reader.TokenType == JsonTokenType.StartObject)
+            {
+                envelope = ReadEnvelope(ref reader, source);
+                length = (int)reader.BytesConsumed;
+                if (length <= Settings.MaxEnvelopeSize)
+                {
+                    return true;
+                }
+            }
+        }
+        catch (Exception)
+        {
+            // Whatever the failure, the ordinary read that follows reports it.
+        }
+
+        envelope = null;
+        length = 0;
+        return false;
     }
 
     /// <summary>

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
@@ -162,6 +163,25 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
 
     /// <summary>Reads one envelope from input within the size limit.</summary>
     private protected abstract MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source);
+
+    /// <summary>
+    /// Reads the envelope that starts <paramref name="document"/> and leaves whatever follows it, for an envelope
+    /// inside a wrapper read where it lies, without a separate pass to find its end. A serializer that cannot
+    /// (the default) returns <c>false</c>.
+    /// </summary>
+    /// <param name="document">The envelope and what follows it.</param>
+    /// <param name="envelope">The envelope, when the read succeeded.</param>
+    /// <param name="length">The envelope's length in bytes.</param>
+    /// <returns>
+    /// <c>false</c> when the envelope could not be read here, for any reason; the caller then reads it the
+    /// ordinary way (<see cref="Deserialize"/> on the envelope alone), which gives the exact error.
+    /// </returns>
+    internal virtual bool TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
+    {
+        envelope = null;
+        length = 0;
+        return false;
+    }
 
     /// <summary>Reads a batch from input within the size limit.</summary>
     private protected abstract IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source);

@@ -38,6 +38,7 @@ public sealed class InboundMessageReader
 
     private readonly IEnvelopeSerializerProvider _serializers;
     private readonly SerializerSettings _settings;
+    private readonly EnvelopeSerializer? _detailReader;
 
     /// <summary>Creates the reader.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
@@ -47,6 +48,10 @@ public sealed class InboundMessageReader
         ArgumentNullException.ThrowIfNull(serializers);
         _serializers = serializers;
         _settings = SerializerSettings.From(options);
+
+        // An envelope in an EventBridge detail object is read where it lies (when the serializer can) only
+        // with the library's own provider, whose Deserialize of a JSON envelope is its JSON serializer's.
+        _detailReader = serializers is EnvelopeSerializerProvider provider ? provider.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer : null;
     }
 
     /// <summary>Reads a received message.</summary>
@@ -113,9 +118,10 @@ public sealed class InboundMessageReader
         {
             WrapperMembers members = default;
             int messageLength = 0;
+            MessageEnvelope? detailEnvelope = null;
             WrapperShape shape = depth == MaxUnwrapDepth
                 ? WrapperShape.Raw
-                : WrapperClassifier.Classify(document.Span, _settings, out members, ref message, out messageLength);
+                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, out members, ref message, out messageLength, out detailEnvelope);
             switch (shape)
             {
                 case WrapperShape.SnsNotification:
@@ -134,7 +140,7 @@ public sealed class InboundMessageReader
                 case WrapperShape.EventBridgeEvent:
                     state.Kind = InboundMessageKind.EventBridgeEvent;
                     state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
-                    return UnwrapDetail(document, members.Detail, depth, ref state);
+                    return detailEnvelope ?? UnwrapDetail(document, members.Detail, depth, ref state);
                 default:
                     return ReadEnvelope(document, state.Format);
             }

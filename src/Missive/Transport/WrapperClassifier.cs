@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using Missive.Buffers;
@@ -21,22 +22,31 @@ namespace Missive.Transport;
 /// <para>A string <c>Message</c> member is validated and unescaped into a rented buffer in one pass
 /// (<see cref="JsonStringUnescaper"/>), and the reader restarts after it, so the bytes of an SNS
 /// notification's envelope are read once before the envelope itself.</para>
+/// <para>Given a reader for it, an object <c>detail</c> whose first member is a CloudEvents attribute is read
+/// as the envelope where it lies, and the reader restarts after it, so the detail is not tokenized once to
+/// skip it and again to read it. If that read fails for any reason the detail is skipped as before, and the
+/// envelope is read (and its error reported) the ordinary way once the shape is known.</para>
 /// </remarks>
 internal static class WrapperClassifier
 {
-    /// <summary>Classifies <paramref name="document"/>; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any.</summary>
-    public static WrapperShape Classify(ReadOnlySpan<byte> document, SerializerSettings settings, out WrapperMembers members, ref RentedBuffer message, out int messageLength)
+    /// <summary>
+    /// Classifies <paramref name="document"/>; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any,
+    /// and <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
+    /// </summary>
+    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out MessageEnvelope? detailEnvelope)
     {
         members = default;
         messageLength = 0;
-        int significant = document.IndexOfAnyExcept(" \t\r\n"u8);
-        if (significant < 0 || document[significant] != (byte)'{')
+        detailEnvelope = null;
+        ReadOnlySpan<byte> span = document.Span;
+        int significant = span.IndexOfAnyExcept(" \t\r\n"u8);
+        if (significant < 0 || span[significant] != (byte)'{')
         {
             return WrapperShape.Raw; // not a JSON object: base64 protobuf, or input the serializer will name the problem of
         }
 
-        var reader = new Utf8JsonReader(document, settings.WrapperReaderOptions);
-        int offset = 0; // where the reader's span starts in the document: it is restarted after a Message string
+        var reader = new Utf8JsonReader(span, settings.WrapperReaderOptions);
+        int offset = 0; // where the reader's span starts in the span: it is restarted after a Message string
         try
         {
             reader.Read();
@@ -54,17 +64,30 @@ internal static class WrapperClassifier
                 if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
                 {
                     int afterColon = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
-                    int gap = document[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
+                    int gap = span[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
                     int quote = afterColon + gap;
-                    if (gap >= 0 && document[quote] == (byte)'"')
+                    if (gap >= 0 && span[quote] == (byte)'"')
                     {
                         // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
                         message.Dispose(); // a repeated member: the last one counts
-                        message = settings.Rent(document.Length - quote);
-                        messageLength = JsonStringUnescaper.Unescape(document, quote + 1, message.Span, out int closingQuote);
+                        message = settings.Rent(span.Length - quote);
+                        messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
                         slot = new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
                         offset = closingQuote + 1;
-                        reader = new Utf8JsonReader(document[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
+                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
+                        continue;
+                    }
+                }
+
+                if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
+                {
+                    detailEnvelope = null; // a repeated member: the last one counts
+                    if (TryReadDetailEnvelope(document, offset, reader, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    {
+                        // The envelope in an object detail is read where it lies, and the reader goes on after it.
+                        slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
+                        offset = detailStart + detailLength;
+                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAnObjectValue(reader.CurrentState));
                         continue;
                     }
                 }
@@ -79,13 +102,17 @@ internal static class WrapperClassifier
                 }
             }
         }
-        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, document[offset..]))
+        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, span[offset..]))
         {
             // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
             throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", offset + reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
         }
+        catch (JsonException e) when (offset > 0)
+        {
+            throw FromTheStart(e, span, settings.WrapperReaderOptions);
+        }
 
-        if (members.Type.IsString && members.Type.ValueIn(document).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
+        if (members.Type.IsString && members.Type.ValueIn(span).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
             && (!members.MessageId.IsPresent || !members.TopicArn.IsPresent))
         {
             // The shape of an SNS notification with its identity missing: say so, rather than read it as an envelope.
@@ -95,7 +122,7 @@ internal static class WrapperClassifier
 
         if (members.Type.IsString && members.MessageId.IsPresent && members.TopicArn.IsPresent)
         {
-            ReadOnlySpan<byte> type = members.Type.ValueIn(document);
+            ReadOnlySpan<byte> type = members.Type.ValueIn(span);
             if (type.SequenceEqual("\"Notification\""u8))
             {
                 return WrapperShape.SnsNotification;
@@ -116,6 +143,56 @@ internal static class WrapperClassifier
     }
 
     /// <summary>The state of a reader in the wrapper object that has just read a member's string value, from the state it had after the member's name.</summary>
+    /// <summary>
+    /// Reads the envelope in an EventBridge <c>detail</c> object, where it lies, when the detail is one (its first
+    /// member is a CloudEvents attribute, which is when the detail would be read as a raw envelope). The reader is
+    /// a copy of the wrapper's, on the <c>detail</c> name; <paramref name="start"/> and <paramref name="length"/>
+    /// locate the object in <paramref name="document"/>, whose part from <paramref name="offset"/> the reader reads.
+    /// </summary>
+    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int offset, Utf8JsonReader reader, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out int start, out int length)
+    {
+        envelope = null;
+        start = length = 0;
+        if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+        {
+            return false;
+        }
+
+        start = offset + (int)reader.TokenStartIndex;
+        return reader.Read() && reader.TokenType == JsonTokenType.PropertyName && IsCloudEventsMember(ref reader)
+            && detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
+    }
+
+    /// <summary>
+    /// The error a reader gives when it reads the whole <paramref name="document"/>. A reader restarted after an
+    /// unescaped <c>Message</c> or a detail read in place counts lines and bytes from where it restarted; all before
+    /// that point was valid, so a reader from the start fails at the same place and gives the position in the document.
+    /// </summary>
+    private static JsonException FromTheStart(JsonException e, ReadOnlySpan<byte> document, JsonReaderOptions options)
+    {
+        var reader = new Utf8JsonReader(document, options);
+        try
+        {
+            while (reader.Read())
+            {
+            }
+        }
+        catch (JsonException whole)
+        {
+            return whole;
+        }
+
+        return e;
+    }
+
+    private static JsonReaderState AfterAnObjectValue(JsonReaderState afterName)
+    {
+        var value = new Utf8JsonReader("{}"u8, isFinalBlock: false, afterName);
+        value.Read();
+        value.Read();
+        return value.CurrentState;
+    }
+
     private static JsonReaderState AfterAStringValue(JsonReaderState afterName)
     {
         var value = new Utf8JsonReader("\"\""u8, isFinalBlock: false, afterName);

@@ -48,4 +48,8 @@ internal struct WrapperMembers
     /// <summary>Tells whether <paramref name="slot"/> is the <c>Message</c> member's.</summary>
     [UnscopedRef]
     public bool IsMessage(ref WrapperMember slot) => Unsafe.AreSame(ref slot, ref Message);
+
+    /// <summary>Tells whether <paramref name="slot"/> is the <c>detail</c> member's.</summary>
+    [UnscopedRef]
+    public bool IsDetail(ref WrapperMember slot) => Unsafe.AreSame(ref slot, ref Detail);
 }

@@ -38,6 +38,7 @@ public sealed class FuzzTests
     private static readonly Utf8JsonEnvelopeSerializer Fast = new(Map);
     private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
     private static readonly InboundMessageReader Inbound = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
+    private static readonly InboundMessageReader InboundWithoutInPlaceDetail = new(new ForwardingSerializerProvider(new EnvelopeSerializerProvider(Fast, Protobuf)), Map.Options);
 
     private readonly ITestOutputHelper _output;
 
@@ -90,7 +91,16 @@ public sealed class FuzzTests
         => RunAsync("sqs-body", 3_000_000, BodyCorpus(), input =>
         {
             string body = Encoding.UTF8.GetString(input);
-            Try(() => Inbound.Read(new SqsMessage { Body = body }).Envelope);
+            Outcome inPlace = Try(() => Inbound.Read(new SqsMessage { Body = body }).Envelope);
+
+            // An EventBridge detail read where it lies must give what reading it on its own gives.
+            Outcome apart = Try(() => InboundWithoutInPlaceDetail.Read(new SqsMessage { Body = body }).Envelope);
+            if (inPlace.Envelope is not null && apart.Envelope is not null
+                ? Written(inPlace.Envelope) != Written(apart.Envelope) || inPlace.Envelope.EventBridgeMetadata?.EventId != apart.Envelope.EventBridgeMetadata?.EventId
+                : (inPlace.Envelope is null) != (apart.Envelope is null) || inPlace.Error?.Reason != apart.Error?.Reason || inPlace.Error?.Message != apart.Error?.Message || inPlace.Error?.Position != apart.Error?.Position)
+            {
+                throw new InvalidOperationException($"Reading the detail in place changed the outcome (in place: {inPlace}, apart: {apart}).");
+            }
         });
 
     private async Task RunAsync(string target, int defaultSeedBase, List<byte[]> corpus, Action<byte[]> check)
@@ -254,6 +264,12 @@ public sealed class FuzzTests
         string inner = Encoding.UTF8.GetString(ProtobufInteropTests.Serialize(Fast, EnvelopeCorpus.Get("text-3")));
         string eventBridge = "{\"version\":\"0\",\"id\":\"eb\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + System.Text.Json.JsonSerializer.Serialize(inner) + "}";
         corpus.Add(Encoding.UTF8.GetBytes("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":" + System.Text.Json.JsonSerializer.Serialize(eventBridge) + "}"));
+
+        // Object details read in place: followed by more members, repeated, and inside an SNS notification.
+        string objectDetail = "{\"version\":\"0\",\"id\":\"eb\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + inner;
+        corpus.Add(Encoding.UTF8.GetBytes(objectDetail + ",\"region\":\"eu-west-1\",\"resources\":[]}"));
+        corpus.Add(Encoding.UTF8.GetBytes(objectDetail + ",\"detail\":" + inner.Replace("\"id\":", "\"subject\":\"2\",\"id\":", StringComparison.Ordinal) + "}"));
+        corpus.Add(Encoding.UTF8.GetBytes("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":" + System.Text.Json.JsonSerializer.Serialize(objectDetail + "}") + "}"));
 
         while (broker.GetQueue("q").Count > 0)
         {

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
+using System.Text.Json;
 using Missive.Json;
 using Missive.Protobuf;
 using Missive.Serialization;
@@ -100,6 +101,101 @@ public sealed class InboundMessageReaderTests
         Assert.Equal("eb-1", inbound.Envelope!.EventBridgeMetadata!.EventId);
         Assert.Equal(["arn:a"], inbound.Envelope.EventBridgeMetadata.Resources);
         Assert.Equal("us-east-1", inbound.Envelope.EventBridgeMetadata.Region);
+    }
+
+    /// <summary>An EventBridge event around <paramref name="detail"/>, with members after it when <paramref name="after"/> is given.</summary>
+    private static string EventBridgeBody(string detail, string after = "")
+        => "{\"version\":\"0\",\"id\":\"eb-1\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + detail + after + "}";
+
+    /// <summary>A reader whose provider is not the library's own, so an object detail is always skipped and then read on its own.</summary>
+    private static InboundMessageReader CreateWithoutInPlaceDetail(SerializationOptions? options = null)
+    {
+        MessageTypeMap map = TestSerializers.Map(options);
+        var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
+        return new InboundMessageReader(new ForwardingSerializerProvider(serializers), map.Options);
+    }
+
+    [Theory]
+    [InlineData("", "x")] // detail last, as EventBridge writes it
+    [InlineData(""",  "region" : "us-east-1", "resources":["arn:a"] """, "x")] // members after the detail
+    [InlineData(""","detail":{"id":"e-2","source":"/s","specversion":"1.0","type":"notes.text","data":"second"}""", "second")] // a repeated detail: the last counts
+    [InlineData(""","detail":"{\"id\":\"e-3\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"notes.text\",\"data\":\"string\"}" """, "string")] // the last detail is a string
+    public void Read_EventBridgeDetailObject_IsReadWhereItLies_WithTheWrapperReadOnAfterIt(string after, string expected)
+    {
+        string body = EventBridgeBody("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", after);
+
+        InboundMessage inbound = Create().Read(new SqsMessage { Body = body });
+        InboundMessage ordinary = CreateWithoutInPlaceDetail().Read(new SqsMessage { Body = body });
+
+        Assert.Equal(InboundMessageKind.EventBridgeEvent, inbound.Kind);
+        Assert.Equal(expected, ((MessageEnvelope<string>)inbound.Envelope!).Message);
+        Assert.Equal(((MessageEnvelope<string>)ordinary.Envelope!).Message, ((MessageEnvelope<string>)inbound.Envelope).Message);
+        Assert.Equal(ordinary.Envelope.Id, inbound.Envelope.Id);
+        Assert.Equal("eb-1", inbound.Envelope.EventBridgeMetadata!.EventId);
+        Assert.Equal(ordinary.Envelope.EventBridgeMetadata!.Region, inbound.Envelope.EventBridgeMetadata.Region);
+        Assert.Equal(after.Contains("region", StringComparison.Ordinal) ? "us-east-1" : null, inbound.Envelope.EventBridgeMetadata.Region);
+    }
+
+    [Fact]
+    public void Read_EventBridgeDetailThatIsAnEnvelope_InADocumentThatIsAnSnsNotification_IsTheNotification()
+    {
+        // The SNS rule comes first: an envelope read in the detail is dropped.
+        string body = EventBridgeBody(
+            """{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"detail"}""",
+            ""","Type":"Notification","MessageId":"m","TopicArn":"arn:aws:sns:x:1:t","Message":"{\"id\":\"e-2\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"notes.text\",\"data\":\"message\"}" """);
+
+        InboundMessage inbound = Create().Read(new SqsMessage { Body = body });
+
+        Assert.Equal(InboundMessageKind.SnsNotification, inbound.Kind);
+        Assert.Equal("message", ((MessageEnvelope<string>)inbound.Envelope!).Message);
+        Assert.Null(inbound.Envelope.EventBridgeMetadata);
+    }
+
+    [Theory]
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x","id":"again"}""", "")] // duplicate attribute
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"2.0","type":"notes.text","data":"x"}""", "")] // unsupported spec version
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"no.such.type","data":"x"}""", "")] // unknown type
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ",\"region\":")] // malformed after the detail
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x",}""", "")] // malformed inside the detail
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":DEEP}""", "")] // too deep
+    public void Read_EventBridgeDetailObjectThatFails_FailsExactlyAsWhenReadOnItsOwn(string detail, string after)
+    {
+        string body = EventBridgeBody(detail.Replace("DEEP", new string('[', 200) + new string(']', 200), StringComparison.Ordinal), after);
+
+        InvalidEnvelopeException inPlace = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body }));
+        InvalidEnvelopeException ordinary = Assert.Throws<InvalidEnvelopeException>(() => CreateWithoutInPlaceDetail().Read(new SqsMessage { Body = body }));
+
+        Assert.Equal(ordinary.Reason, inPlace.Reason);
+        Assert.Equal(ordinary.Message, inPlace.Message);
+        Assert.Equal(ordinary.Position, inPlace.Position);
+        Assert.Equal(Encoding.UTF8.GetBytes(body), inPlace.RawBody.ToArray());
+    }
+
+    [Fact]
+    public void Read_MalformedAfterTheSnsMessage_GivesThePositionInTheWholeBody()
+    {
+        // The reader restarts after the Message string; the position is still counted from the body's start.
+        string body = FormatsNotification.Replace("\"Timestamp\" : ", "\"Timestamp\" : ,", StringComparison.Ordinal);
+        JsonException reference = Assert.ThrowsAny<JsonException>(() => JsonDocument.Parse(body));
+
+        InvalidEnvelopeException e = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body }));
+
+        Assert.Equal(InvalidEnvelopeReason.Malformed, e.Reason);
+        Assert.Equal(reference.BytePositionInLine, e.Position);
+    }
+
+    [Fact]
+    public void Read_EventBridgeDetailObject_WithAProtobufContentTypeAttribute_FailsAsBefore()
+    {
+        // The attribute says the envelope is base64 protobuf: the detail object is not read as JSON.
+        string body = EventBridgeBody("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""");
+        var attributes = new Dictionary<string, MessageAttributeValue> { ["contentType"] = new() { DataType = "String", StringValue = ContentTypes.CloudEventsProtobuf } };
+
+        InvalidEnvelopeException inPlace = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body, MessageAttributes = attributes }));
+        InvalidEnvelopeException ordinary = Assert.Throws<InvalidEnvelopeException>(() => CreateWithoutInPlaceDetail().Read(new SqsMessage { Body = body, MessageAttributes = attributes }));
+
+        Assert.Equal(InvalidEnvelopeReason.Malformed, inPlace.Reason);
+        Assert.Equal(ordinary.Message, inPlace.Message);
     }
 
     [Fact]
