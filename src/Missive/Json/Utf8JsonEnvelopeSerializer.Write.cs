@@ -10,6 +10,12 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 {
     private protected override int SerializeCore<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope, MessageTypeInfo<T> info)
     {
+        int byParts = TryWriteByParts(destination, envelope, info);
+        if (byParts >= 0)
+        {
+            return byParts;
+        }
+
         Utf8JsonWriter writer = RentJsonWriter(destination);
         try
         {

@@ -27,6 +27,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
 {
     private readonly DefaultObjectPool<PooledBufferWriter> _bufferPool;
     private readonly DefaultObjectPool<Utf8JsonWriter> _jsonWriterPool;
+    private readonly DefaultObjectPool<Utf8JsonWriter> _valueWriterPool;
 
     private protected EnvelopeSerializer(MessageTypeMap messageTypes, ILogger? logger)
     {
@@ -37,6 +38,8 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         _bufferPool = (DefaultObjectPool<PooledBufferWriter>)new DefaultObjectPoolProvider().Create(
             new PooledBufferWriterPolicy(Settings.BufferPool, Settings.InitialBufferSize, Settings.CleanRentedBuffers, Settings.MaxRetainedBufferSize));
         _jsonWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(Settings.JsonWriterOptions));
+        _valueWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(
+            new Utf8JsonWriterPolicy(Settings.JsonWriterOptions with { MaxDepth = Settings.JsonWriterOptions.MaxDepth - 1 }));
     }
 
     /// <inheritdoc />
@@ -138,6 +141,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         {
             ((IDisposable)_bufferPool).Dispose();
             ((IDisposable)_jsonWriterPool).Dispose();
+            ((IDisposable)_valueWriterPool).Dispose();
         }
     }
 
@@ -154,6 +158,19 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     }
 
     internal void ReturnJsonWriter(Utf8JsonWriter writer) => _jsonWriterPool.Return(writer);
+
+    /// <summary>
+    /// Rents a pooled <see cref="Utf8JsonWriter"/> for a value written on its own that sits one level down in the
+    /// envelope object (the data, when the members around it are written as bytes): its depth limit is one less.
+    /// </summary>
+    internal Utf8JsonWriter RentValueWriter(IBufferWriter<byte> destination)
+    {
+        Utf8JsonWriter writer = _valueWriterPool.Get();
+        writer.Reset(destination);
+        return writer;
+    }
+
+    internal void ReturnValueWriter(Utf8JsonWriter writer) => _valueWriterPool.Return(writer);
 
     /// <summary>Writes one envelope, already validated, whose type is registered as <paramref name="info"/>.</summary>
     private protected abstract int SerializeCore<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope, MessageTypeInfo<T> info);

@@ -1,3 +1,5 @@
+using System;
+using System.Collections.Generic;
 using System.Text;
 using Missive.Json;
 using Missive.Serialization;
@@ -27,6 +29,116 @@ public sealed class JsonDifferentialTests
         string fast = Encoding.UTF8.GetString(SerializeWith(Fast, envelope));
 
         Assert.Equal(standard, fast);
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public void Serialize_RandomAttributeStringsAndTimes_WriteTheSameBytes_WithEitherEncoder(bool relaxed)
+    {
+        // The fast serializer writes plain attributes as bytes and anything else through Utf8JsonWriter: every
+        // printable ASCII character, some that need escaping and some beyond ASCII, and times with every kind of
+        // fraction and offset, must come out as the conventional serializer writes them.
+        MessageTypeMap map = TestSerializers.Map(EnvelopeCorpus.Options(o =>
+        {
+            if (relaxed)
+            {
+                o.JsonSerializerOptions = new System.Text.Json.JsonSerializerOptions(TestJsonContext.Default.Options) { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+            }
+        }));
+        using var standard = new StandardJsonEnvelopeSerializer(map);
+        using var fast = new Utf8JsonEnvelopeSerializer(map);
+        var random = new Random(20261122);
+        const string extra = "\u00e9\u4e2d\t\u2028";
+        for (int i = 0; i < 2000; i++)
+        {
+            var envelope = new MessageEnvelope<string>
+            {
+                Id = RandomText(random, extra),
+                Source = "/" + RandomText(random, extra).Replace(" ", string.Empty, StringComparison.Ordinal),
+                Type = TestSerializers.TextType,
+                Time = RandomTime(random),
+                DataContentType = random.Next(3) switch { 0 => null, 1 => ContentTypes.ApplicationJson, _ => "text/plain; charset=" + RandomText(random, extra) },
+                Subject = random.Next(2) == 0 ? null : RandomText(random, extra),
+                Message = random.Next(4) == 0 ? null! : RandomText(random, extra), // no data member
+            };
+            if (random.Next(2) == 0)
+            {
+                envelope.Extensions["traceparent"] = CloudEventAttributeValue.FromString(RandomText(random, extra));
+                envelope.Extensions["count"] = CloudEventAttributeValue.FromInteger(random.Next(int.MinValue, int.MaxValue));
+                envelope.Extensions["flag"] = CloudEventAttributeValue.FromBoolean(random.Next(2) == 0);
+            }
+
+            if (!CloudEventRules.IsUriReference(envelope.Source))
+            {
+                envelope.Source = "/s";
+            }
+
+            Assert.Equal(Encoding.UTF8.GetString(SerializeWith(standard, envelope)), Encoding.UTF8.GetString(SerializeWith(fast, envelope)));
+        }
+    }
+
+    [Fact]
+    public void Serialize_DataAroundTheDepthLimit_SucceedsAndFailsAsTheConventionalSerializer()
+    {
+        // The fast serializer writes the data with a writer of its own, one level up: its limit must be one less.
+        MessageTypeMap map = TestSerializers.Map(TestSerializers.Options(o => o.MaxJsonDepth = 6));
+        using var standard = new StandardJsonEnvelopeSerializer(map);
+        using var fast = new Utf8JsonEnvelopeSerializer(map);
+        var outcomes = new List<string>();
+        for (int depth = 1; depth <= 9; depth++)
+        {
+            var node = new Node();
+            for (int i = 1; i < depth; i++)
+            {
+                node = new Node { Child = node };
+            }
+
+            var envelope = new MessageEnvelope<Node> { Id = "1", Source = "/s", Type = "test.node", Message = node };
+            string expected = Outcome(() => standard.SerializeToString(envelope));
+            Assert.Equal(expected, Outcome(() => fast.SerializeToString(envelope)));
+            outcomes.Add(expected);
+        }
+
+        Assert.Contains(outcomes, o => o.StartsWith("written", StringComparison.Ordinal));
+        Assert.Contains(outcomes, o => o.StartsWith("rejected", StringComparison.Ordinal));
+
+        static string Outcome(Func<string> write)
+        {
+            try
+            {
+                return "written " + write();
+            }
+            catch (InvalidEnvelopeException e)
+            {
+                return "rejected " + e.Reason;
+            }
+        }
+    }
+
+    private static string RandomText(Random random, string extra)
+    {
+        var text = new StringBuilder();
+        int length = random.Next(1, 40);
+        for (int i = 0; i < length; i++)
+        {
+            text.Append(random.Next(20) == 0 ? extra[random.Next(extra.Length)] : (char)random.Next(0x20, 0x7F));
+        }
+
+        return text.ToString();
+    }
+
+    private static DateTimeOffset RandomTime(Random random)
+    {
+        var utc = new DateTime(random.NextInt64(DateTime.MinValue.Ticks + TimeSpan.TicksPerDay, DateTime.MaxValue.Ticks - TimeSpan.TicksPerDay), DateTimeKind.Utc);
+        long ticks = random.Next(4) switch
+        {
+            0 => utc.Ticks - (utc.Ticks % TimeSpan.TicksPerSecond), // no fraction
+            1 => utc.Ticks - (utc.Ticks % TimeSpan.TicksPerMillisecond), // trailing zeros
+            _ => utc.Ticks,
+        };
+        var offset = TimeSpan.FromMinutes(random.Next(-14 * 60, (14 * 60) + 1));
+        return new DateTimeOffset(new DateTime(ticks, DateTimeKind.Utc)).ToOffset(offset);
     }
 
     [Theory]
