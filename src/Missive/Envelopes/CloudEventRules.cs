@@ -1,4 +1,5 @@
 using System;
+using System.Buffers;
 
 namespace Missive;
 
@@ -13,6 +14,10 @@ internal static class CloudEventRules
 
     /// <summary><see cref="SpecVersion10"/> as UTF-8.</summary>
     public static ReadOnlySpan<byte> SpecVersion10Utf8 => "1.0"u8;
+
+    /// <summary>What a URI reference cannot hold: space, the control characters and DEL.</summary>
+    private static readonly SearchValues<char> NotInUriReferences = SearchValues.Create(
+        "\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000A\u000B\u000C\u000D\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F \u007F");
 
     /// <summary>Tells whether a name is made of lower-case ASCII letters and digits (and is not empty).</summary>
     public static bool IsValidAttributeName(ReadOnlySpan<char> name)
@@ -58,20 +63,7 @@ internal static class CloudEventRules
     /// </summary>
     public static bool IsUriReference(ReadOnlySpan<char> value)
     {
-        if (value.IsEmpty)
-        {
-            return false;
-        }
-
-        foreach (char c in value)
-        {
-            if (c <= ' ' || c == '\u007F')
-            {
-                return false;
-            }
-        }
-
-        return true;
+        return !value.IsEmpty && value.IndexOfAny(NotInUriReferences) < 0;
     }
 
     /// <summary>Tells whether a value is an absolute URI: a URI reference that starts with a valid scheme and a colon.</summary>

@@ -23,7 +23,7 @@ internal static class EnvelopeValidator
             ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.Source, "must be a URI reference", position);
         }
 
-        if (envelope.DataContentType is { } contentType && !CloudEventRules.IsMediaType(contentType))
+        if (envelope.DataContentType is { } contentType && !ReferenceEquals(contentType, ContentTypes.ApplicationJson) && !CloudEventRules.IsMediaType(contentType))
         {
             ThrowHelper.ThrowInvalidAttribute(CloudEventAttributeNames.DataContentType, "must be an RFC 2046 media type (type/subtype)", position);
         }

@@ -94,7 +94,7 @@ public sealed class ExtensionAttributeCollection : IReadOnlyCollection<KeyValueP
     {
         if (_count == _items.Length)
         {
-            Array.Resize(ref _items, _count == 0 ? 4 : _count * 2);
+            Array.Resize(ref _items, _count == 0 ? 2 : _count * 2); // two: trace context is traceparent and tracestate
         }
 
         _items[_count++] = new(name, value);

@@ -14,14 +14,14 @@ internal static class EventBridgeEventReader
 {
     public static EventBridgeMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options, KnownStrings strings)
     {
-        var resources = new List<string>();
+        List<string>? resources = null;
         if (members.Resources.IsPresent && members.Resources.TokenType == JsonTokenType.StartArray)
         {
             var reader = new Utf8JsonReader(members.Resources.ValueIn(document), options);
             reader.Read();
             while (reader.Read() && reader.TokenType == JsonTokenType.String)
             {
-                resources.Add(reader.GetString()!);
+                (resources ??= []).Add(reader.GetString()!);
             }
         }
 
@@ -33,7 +33,7 @@ internal static class EventBridgeEventReader
             Account = WrapperJson.RecurringStringOf(document, members.Account, options, strings),
             Region = WrapperJson.RecurringStringOf(document, members.Region, options, strings),
             Time = WrapperJson.TimeOf(document, members.Time),
-            Resources = resources,
+            Resources = resources ?? (IReadOnlyList<string>)[],
         };
     }
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Collections.ObjectModel;
 using System.Text.Json;
 using Missive.Serialization;
 
@@ -16,9 +17,9 @@ internal static class SnsNotificationReader
     /// <exception cref="FormatException">A binary attribute value is not base64.</exception>
     public static SnsMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options, KnownStrings strings)
     {
-        Dictionary<string, MessageAttributeValue> attributes = members.MessageAttributes.IsPresent
+        IReadOnlyDictionary<string, MessageAttributeValue> attributes = members.MessageAttributes.IsPresent
             ? ReadAttributes(members.MessageAttributes.ValueIn(document), options, strings)
-            : [];
+            : ReadOnlyDictionary<string, MessageAttributeValue>.Empty;
         return new SnsMetadata
         {
             MessageId = WrapperJson.StringOf(document, members.MessageId, options) ?? string.Empty,
