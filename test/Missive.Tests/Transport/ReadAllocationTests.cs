@@ -26,14 +26,14 @@ public sealed class ReadAllocationTests
     public ReadAllocationTests(ITestOutputHelper output) => _output = output;
 
     [Theory]
-    [InlineData("raw", 1, 680)]
-    [InlineData("raw", 100, 680)]
-    [InlineData("sns", 1, 960)]
-    [InlineData("sns", 100, 960)]
-    [InlineData("eventbridge", 1, 920)]
-    [InlineData("eventbridge", 100, 920)]
-    [InlineData("protobuf", 1, 680)]
-    [InlineData("protobuf", 100, 680)]
+    [InlineData("raw", 1, 600)]
+    [InlineData("raw", 100, 600)]
+    [InlineData("sns", 1, 800)]
+    [InlineData("sns", 100, 800)]
+    [InlineData("eventbridge", 1, 800)]
+    [InlineData("eventbridge", 100, 800)]
+    [InlineData("protobuf", 1, 600)]
+    [InlineData("protobuf", 100, 600)]
     public async Task Read_AllocatesTheFloorPlusTheEnvelopesOwn(string path, int lines, int budget)
     {
         MessageTypeMap map = TestSerializers.Map();
