@@ -38,6 +38,50 @@ internal static class JsonStringUnescaper
         bool loneSurrogate = false;
         while (true)
         {
+            // The common case first, block by block: plain bytes, and the escapes JSON text inside a string is
+            // dense with (\" around every name, \\ and \/), all of which unescape by dropping the backslash.
+            // A block is stored whole; each such escape in it stores the block's bytes after the escape again, one
+            // place further left, from a load of its own, so escapes cost no round trip through the search. Any
+            // other special byte leaves the loop for the general path below. Stores stay in the destination:
+            // unescaping only shrinks, and it is no shorter than the rest of the source.
+            if (Vector128.IsHardwareAccelerated)
+            {
+                Vector128<byte> quote = Vector128.Create((byte)'"');
+                Vector128<byte> backslash = Vector128.Create((byte)'\\');
+                Vector128<byte> space = Vector128.Create((byte)0x20);
+                const int width = 16;
+                while (read + (2 * width) <= source.Length)
+                {
+                    Vector128<byte> block = Vector128.Create(source.Slice(read, width));
+                    block.CopyTo(destination[written..]);
+                    uint mask = (Vector128.Equals(block, quote) | Vector128.Equals(block, backslash) | Vector128.LessThan(block, space)).ExtractMostSignificantBits();
+                    int dropped = 0;
+                    while (mask != 0)
+                    {
+                        int at = BitOperations.TrailingZeroCount(mask);
+                        if (at == width - 1 || source[read + at] != (byte)'\\' || source[read + at + 1] is not ((byte)'"' or (byte)'\\' or (byte)'/'))
+                        {
+                            break;
+                        }
+
+                        dropped++;
+                        Vector128.Create(source.Slice(read + at + 1, width)).CopyTo(destination[(written + at + 1 - dropped)..]);
+                        mask &= ~(3u << at); // the backslash and the byte it escapes
+                    }
+
+                    if (mask != 0)
+                    {
+                        int at = BitOperations.TrailingZeroCount(mask);
+                        read += at;
+                        written += at - dropped;
+                        break;
+                    }
+
+                    read += width;
+                    written += width - dropped;
+                }
+            }
+
             int run = RunLength(source, read, destination, written);
             if (run < 0)
             {
@@ -110,45 +154,18 @@ internal static class JsonStringUnescaper
     /// <summary>
     /// Copies the plain bytes from <paramref name="read"/> up to the next quote, backslash or control character to
     /// <paramref name="destination"/> at <paramref name="written"/> and returns how many there were, or -1 when the
-    /// source ends first. Escapes in JSON text inside a string are dense (every member name is quoted), so runs are
-    /// short: 16 bytes are tested and stored at a time (the destination has room, as it is no shorter than the rest of
-    /// the source), and only a long run goes to the vectorized search.
+    /// source ends first. (Long runs were copied by the block loop; this sees the last bytes and what follows an
+    /// escape the block loop leaves to the general path.)
     /// </summary>
     private static int RunLength(ReadOnlySpan<byte> source, int read, Span<byte> destination, int written)
     {
-        int run = 0;
-        if (Vector128.IsHardwareAccelerated)
+        int run = source[read..].IndexOfAny(RunEnds);
+        if (run > 0)
         {
-            Vector128<byte> quote = Vector128.Create((byte)'"');
-            Vector128<byte> backslash = Vector128.Create((byte)'\\');
-            Vector128<byte> space = Vector128.Create((byte)0x20);
-            while (read + run + Vector128<byte>.Count <= source.Length)
-            {
-                Vector128<byte> block = Vector128.Create(source.Slice(read + run, Vector128<byte>.Count));
-                block.CopyTo(destination[(written + run)..]);
-                Vector128<byte> ends = Vector128.Equals(block, quote) | Vector128.Equals(block, backslash) | Vector128.LessThan(block, space);
-                uint mask = ends.ExtractMostSignificantBits();
-                if (mask != 0)
-                {
-                    return run + BitOperations.TrailingZeroCount(mask);
-                }
-
-                run += Vector128<byte>.Count;
-                if (run >= 64)
-                {
-                    break;
-                }
-            }
+            source.Slice(read, run).CopyTo(destination[written..]);
         }
 
-        int rest = source[(read + run)..].IndexOfAny(RunEnds);
-        if (rest < 0)
-        {
-            return -1;
-        }
-
-        source.Slice(read + run, rest).CopyTo(destination[(written + run)..]);
-        return run + rest;
+        return run;
     }
 
     /// <summary>

@@ -89,6 +89,31 @@ public sealed class JsonStringUnescaperTests
         Assert.InRange(rejected, 2_000, 18_000); // both outcomes were exercised
     }
 
+    [Fact]
+    public void LongStringsDenseWithEscapes_AndContentAfterThem_MatchSystemTextJson()
+    {
+        // Escaped JSON text, as in an SNS Message: long enough for the block path, escapes at every offset in a
+        // block and across blocks, and the closing quote followed by more of the document.
+        string[] common = ["a", "bc", "0123456789abcdef", "\\\"", "\\\\", "\\/", "{\\\"k\\\":\\\"v\\\"}", "é", "😀"];
+        string[] rare = ["\\n", "\\u00E9", "\\uD83D\\uDE00", "\\uD83D", "\\q", "\t", "\\"];
+        var random = new Random(21261122);
+        int accepted = 0;
+        for (int i = 0; i < 20_000; i++)
+        {
+            var text = new StringBuilder("\"");
+            int count = random.Next(10, 90);
+            for (int p = 0; p < count; p++)
+            {
+                text.Append(random.Next(40) == 0 ? rare[random.Next(rare.Length)] : common[random.Next(common.Length)]);
+            }
+
+            text.Append("\",\"Timestamp\" : \"2025-11-03T14:27:09.530Z\",\"SignatureVersion\" : \"1\"}");
+            accepted += AssertSameAsReader(Encoding.UTF8.GetBytes(text.ToString())) ? 1 : 0;
+        }
+
+        Assert.InRange(accepted, 2_000, 18_000); // both outcomes were exercised
+    }
+
     /// <summary>Asserts the same outcome as the reader; returns whether the string was accepted.</summary>
     private static bool AssertSameAsReader(byte[] json)
     {
