@@ -27,7 +27,7 @@ namespace Missive.Transport;
 /// <para>The body is encoded to UTF-8 once, into a rented buffer; an SNS <c>Message</c> is unescaped in
 /// one pass into a second rented buffer (no intermediate string); an EventBridge <c>detail</c> object is
 /// read where it lies. Format: the <c>contentType</c> message attribute when present (SNS's, then SQS's),
-/// else a payload starting with <c>{</c> is JSON and anything else base64 protobuf, decoded in place.
+/// else a payload starting with <c>{</c> is JSON and anything else base64 protobuf, decoded into a rented buffer.
 /// Rented buffers are cleared as <see cref="SerializationOptions.CleanRentedBuffers"/> says.</para>
 /// <para>A body that cannot be read throws <see cref="InvalidEnvelopeException"/> whose
 /// <see cref="InvalidEnvelopeException.RawBody"/> is the whole SQS body, so nothing is lost.</para>
@@ -88,7 +88,7 @@ public sealed class InboundMessageReader
         }
         catch (InvalidEnvelopeException e)
         {
-            e.RawBody = Encoding.UTF8.GetBytes(body); // from the text: the buffer may have been decoded in place
+            e.RawBody = Encoding.UTF8.GetBytes(body); // from the text: the rented buffers are back in the pool
             throw;
         }
         catch (JsonException e)
@@ -175,13 +175,15 @@ public sealed class InboundMessageReader
         EnvelopeFormat actual = format ?? EnvelopeFormatDetector.Detect(payload.Span);
         if (actual == EnvelopeFormat.Protobuf)
         {
-            // Protobuf travels as base64 text: decode where it lies.
-            if (Base64.DecodeFromUtf8InPlace(payload.Span, out int decoded) != OperationStatus.Done)
+            // Protobuf travels as base64 text, decoded into a buffer of its own: decoding in place has no
+            // vectorized form and costs several times more.
+            using RentedBuffer decoded = _settings.Rent(Base64.GetMaxDecodedFromUtf8Length(payload.Length));
+            if (Base64.DecodeFromUtf8(payload.Span, decoded.Span, out _, out int length) != OperationStatus.Done)
             {
                 throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The body is neither a JSON envelope nor base64 protobuf");
             }
 
-            payload = payload[..decoded];
+            return _serializers.Deserialize(new ReadOnlySequence<byte>(decoded.Memory[..length]), actual);
         }
 
         return _serializers.Deserialize(new ReadOnlySequence<byte>(payload), actual);
