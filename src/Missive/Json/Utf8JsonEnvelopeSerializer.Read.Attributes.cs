@@ -92,7 +92,8 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     private string CheckedString(ref Utf8JsonReader reader, string attribute)
     {
         string value = reader.GetString()!;
-        ThrowHelper.CheckAttributeLength(Encoding.UTF8.GetByteCount(value), Settings.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
+        int length = reader.HasValueSequence || reader.ValueIsEscaped ? Encoding.UTF8.GetByteCount(value) : reader.ValueSpan.Length; // unescaped, the token is the value's UTF-8
+        ThrowHelper.CheckAttributeLength(length, Settings.MaxAttributeValueLength, attribute, reader.TokenStartIndex);
         return value;
     }
 

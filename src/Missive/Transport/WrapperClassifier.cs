@@ -45,6 +45,11 @@ internal static class WrapperClassifier
             return WrapperShape.Raw; // not a JSON object: base64 protobuf, or input the serializer will name the problem of
         }
 
+        if (StartsWithCloudEventsMember(span[(significant + 1)..]))
+        {
+            return WrapperShape.Raw; // what the reader below would find from the first member, without setting one up
+        }
+
         var reader = new Utf8JsonReader(span, settings.WrapperReaderOptions);
         int offset = 0; // where the reader's span starts in the span: it is restarted after a Message string
         try
@@ -201,6 +206,33 @@ internal static class WrapperClassifier
     }
 
     /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>
+    /// <summary>
+    /// Whether an object's content starts with a member whose plain (unescaped) name is a CloudEvents attribute
+    /// <see cref="IsCloudEventsMember"/> knows, followed by its colon: a raw envelope, as written by every producer.
+    /// </summary>
+    private static bool StartsWithCloudEventsMember(ReadOnlySpan<byte> content)
+    {
+        int quote = content.IndexOfAnyExcept(" \t\r\n"u8);
+        if (quote < 0 || content[quote] != (byte)'"')
+        {
+            return false;
+        }
+
+        ReadOnlySpan<byte> rest = content[(quote + 1)..];
+        int end = rest.IndexOf((byte)'"');
+        if (end < 0)
+        {
+            return false;
+        }
+
+        ReadOnlySpan<byte> name = rest[..end];
+        int colon = end + 1 + rest[(end + 1)..].IndexOfAnyExcept(" \t\r\n"u8);
+        return colon > end && rest[colon] == (byte)':'
+            && (name.SequenceEqual(CloudEventAttributeNames.IdUtf8) || name.SequenceEqual(CloudEventAttributeNames.SpecVersionUtf8)
+                || name.SequenceEqual(CloudEventAttributeNames.TypeUtf8) || name.SequenceEqual(CloudEventAttributeNames.DataContentTypeUtf8)
+                || name.SequenceEqual(CloudEventAttributeNames.DataUtf8) || name.SequenceEqual(CloudEventAttributeNames.DataBase64Utf8));
+    }
+
     private static bool IsCloudEventsMember(ref Utf8JsonReader reader)
         => reader.ValueTextEquals(CloudEventAttributeNames.IdUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.SpecVersionUtf8)
         || reader.ValueTextEquals(CloudEventAttributeNames.TypeUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.DataContentTypeUtf8)
