@@ -158,14 +158,25 @@ internal static class WrapperClassifier
     {
         envelope = null;
         start = length = 0;
-        if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+        try
         {
-            return false;
+            if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+            {
+                return false;
+            }
+
+            start = offset + (int)reader.TokenStartIndex;
+            if (!reader.Read() || reader.TokenType != JsonTokenType.PropertyName || !IsCloudEventsMember(ref reader))
+            {
+                return false;
+            }
+        }
+        catch (Exception e) when (e is JsonException or InvalidOperationException)
+        {
+            return false; // malformed, or a name that cannot be unescaped: the wrapper's own reader reports it, in its order
         }
 
-        start = offset + (int)reader.TokenStartIndex;
-        return reader.Read() && reader.TokenType == JsonTokenType.PropertyName && IsCloudEventsMember(ref reader)
-            && detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
+        return detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
     }
 
     /// <summary>

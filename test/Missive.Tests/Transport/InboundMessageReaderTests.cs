@@ -158,6 +158,7 @@ public sealed class InboundMessageReaderTests
     [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ",\"region\":")] // malformed after the detail
     [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x",}""", "")] // malformed inside the detail
     [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":DEEP}""", "")] // too deep
+    [InlineData("""{"\ud800id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ",")] // a name that cannot be unescaped, then malformed (fuzz seed 31648973)
     public void Read_EventBridgeDetailObjectThatFails_FailsExactlyAsWhenReadOnItsOwn(string detail, string after)
     {
         string body = EventBridgeBody(detail.Replace("DEEP", new string('[', 200) + new string(']', 200), StringComparison.Ordinal), after);
