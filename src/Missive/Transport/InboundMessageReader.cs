@@ -26,7 +26,8 @@ namespace Missive.Transport;
 /// </list>
 /// <para>The body is encoded to UTF-8 once, into a rented buffer; an SNS <c>Message</c> is unescaped in
 /// one pass into a second rented buffer (no intermediate string); an EventBridge <c>detail</c> object is
-/// read where it lies. Format: the <c>contentType</c> message attribute when present (SNS's, then SQS's),
+/// read where it lies (with <see cref="Json.Utf8JsonEnvelopeSerializer"/>, while the wrapper is read, so the
+/// detail is not tokenized twice). Format: the <c>contentType</c> message attribute when present (SNS's, then SQS's),
 /// else a payload starting with <c>{</c> is JSON and anything else base64 protobuf, decoded into a rented buffer.
 /// Rented buffers are cleared as <see cref="SerializationOptions.CleanRentedBuffers"/> says.</para>
 /// <para>A body that cannot be read throws <see cref="InvalidEnvelopeException"/> whose

@@ -29,6 +29,13 @@ namespace Missive.Transport;
 /// </remarks>
 internal static class WrapperClassifier
 {
+    /// <summary>The member names a CloudEvents envelope has and no wrapper has.</summary>
+    private static readonly byte[][] CloudEventsNames =
+    [
+        CloudEventAttributeNames.IdUtf8.ToArray(), CloudEventAttributeNames.SpecVersionUtf8.ToArray(), CloudEventAttributeNames.TypeUtf8.ToArray(),
+        CloudEventAttributeNames.DataContentTypeUtf8.ToArray(), CloudEventAttributeNames.DataUtf8.ToArray(), CloudEventAttributeNames.DataBase64Utf8.ToArray(),
+    ];
+
     /// <summary>
     /// Classifies <paramref name="document"/>; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any,
     /// and <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
@@ -51,7 +58,7 @@ internal static class WrapperClassifier
         }
 
         var reader = new Utf8JsonReader(span, settings.WrapperReaderOptions);
-        int offset = 0; // where the reader's span starts in the span: it is restarted after a Message string
+        int offset = 0; // where the reader's span starts in the document: it is restarted after a Message string or a detail read in place
         try
         {
             reader.Read();
@@ -147,7 +154,6 @@ internal static class WrapperClassifier
         return WrapperShape.Raw;
     }
 
-    /// <summary>The state of a reader in the wrapper object that has just read a member's string value, from the state it had after the member's name.</summary>
     /// <summary>
     /// Reads the envelope in an EventBridge <c>detail</c> object, where it lies, when the detail is one (its first
     /// member is a CloudEvents attribute, which is when the detail would be read as a raw envelope). The reader is
@@ -201,6 +207,7 @@ internal static class WrapperClassifier
         return e;
     }
 
+    /// <summary>The state of a reader in the wrapper object that has just read a member's object value, from the state it had after the member's name.</summary>
     private static JsonReaderState AfterAnObjectValue(JsonReaderState afterName)
     {
         var value = new Utf8JsonReader("{}"u8, isFinalBlock: false, afterName);
@@ -209,6 +216,7 @@ internal static class WrapperClassifier
         return value.CurrentState;
     }
 
+    /// <summary>The state of a reader in the wrapper object that has just read a member's string value, from the state it had after the member's name.</summary>
     private static JsonReaderState AfterAStringValue(JsonReaderState afterName)
     {
         var value = new Utf8JsonReader("\"\""u8, isFinalBlock: false, afterName);
@@ -216,7 +224,6 @@ internal static class WrapperClassifier
         return value.CurrentState;
     }
 
-    /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>
     /// <summary>
     /// Whether an object's content starts with a member whose plain (unescaped) name is a CloudEvents attribute
     /// <see cref="IsCloudEventsMember"/> knows, followed by its colon: a raw envelope, as written by every producer.
@@ -238,14 +245,33 @@ internal static class WrapperClassifier
 
         ReadOnlySpan<byte> name = rest[..end];
         int colon = end + 1 + rest[(end + 1)..].IndexOfAnyExcept(" \t\r\n"u8);
-        return colon > end && rest[colon] == (byte)':'
-            && (name.SequenceEqual(CloudEventAttributeNames.IdUtf8) || name.SequenceEqual(CloudEventAttributeNames.SpecVersionUtf8)
-                || name.SequenceEqual(CloudEventAttributeNames.TypeUtf8) || name.SequenceEqual(CloudEventAttributeNames.DataContentTypeUtf8)
-                || name.SequenceEqual(CloudEventAttributeNames.DataUtf8) || name.SequenceEqual(CloudEventAttributeNames.DataBase64Utf8));
+        if (colon <= end || rest[colon] != (byte)':')
+        {
+            return false;
+        }
+
+        foreach (byte[] known in CloudEventsNames)
+        {
+            if (name.SequenceEqual(known))
+            {
+                return true;
+            }
+        }
+
+        return false;
     }
 
+    /// <summary>Tells whether the member name the reader is on is one a CloudEvents envelope has and no wrapper has.</summary>
     private static bool IsCloudEventsMember(ref Utf8JsonReader reader)
-        => reader.ValueTextEquals(CloudEventAttributeNames.IdUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.SpecVersionUtf8)
-        || reader.ValueTextEquals(CloudEventAttributeNames.TypeUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.DataContentTypeUtf8)
-        || reader.ValueTextEquals(CloudEventAttributeNames.DataUtf8) || reader.ValueTextEquals(CloudEventAttributeNames.DataBase64Utf8);
+    {
+        foreach (byte[] known in CloudEventsNames)
+        {
+            if (reader.ValueTextEquals(known))
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 }
