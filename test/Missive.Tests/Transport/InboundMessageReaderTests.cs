@@ -175,14 +175,19 @@ public sealed class InboundMessageReaderTests
     [Fact]
     public void Read_MalformedAfterTheSnsMessage_GivesThePositionInTheWholeBody()
     {
-        // The reader restarts after the Message string; the position is still counted from the body's start.
-        string body = FormatsNotification.Replace("\"Timestamp\" : ", "\"Timestamp\" : ,", StringComparison.Ordinal);
-        JsonException reference = Assert.ThrowsAny<JsonException>(() => JsonDocument.Parse(body));
+        // The reader restarts after the Message string; the position is still counted as System.Text.Json counts
+        // it, for a fault on the Message's own line (right after the string) and on a later one.
+        foreach ((string from, string to) in new[] { ("}}\",\n", "}}\" x,\n"), ("\"Timestamp\" : ", "\"Timestamp\" : ,") })
+        {
+            string body = FormatsNotification.ReplaceLineEndings("\n").Replace(from, to, StringComparison.Ordinal);
+            Assert.NotEqual(FormatsNotification.ReplaceLineEndings("\n"), body);
+            JsonException reference = Assert.ThrowsAny<JsonException>(() => JsonDocument.Parse(body));
 
-        InvalidEnvelopeException e = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body }));
+            InvalidEnvelopeException e = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body }));
 
-        Assert.Equal(InvalidEnvelopeReason.Malformed, e.Reason);
-        Assert.Equal(reference.BytePositionInLine, e.Position);
+            Assert.Equal(InvalidEnvelopeReason.Malformed, e.Reason);
+            Assert.Equal(reference.BytePositionInLine, e.Position);
+        }
     }
 
     [Fact]
