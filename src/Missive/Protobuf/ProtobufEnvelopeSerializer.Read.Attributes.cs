@@ -9,7 +9,7 @@ namespace Missive.Protobuf;
 public sealed partial class ProtobufEnvelopeSerializer
 {
     private void ReadAttribute(
-        in ReadOnlySequence<byte> entry,
+        ReadOnlySpan<byte> entry,
         long basePosition,
         ref DateTimeOffset? time,
         ref string? contentType,
@@ -20,7 +20,7 @@ public sealed partial class ProtobufEnvelopeSerializer
     {
         var reader = new ProtobufReader(entry, basePosition);
         string? name = null;
-        ReadOnlySequence<byte> value = default;
+        ReadOnlySpan<byte> value = default;
         bool hasValue = false;
         long valuePosition = basePosition;
         while (!reader.End)
@@ -28,7 +28,7 @@ public sealed partial class ProtobufEnvelopeSerializer
             reader.ReadTag(out int field, out WireType wireType);
             if (wireType == WireType.LengthDelimited && field is CloudEventProto.AttributeEntry.KeyField or CloudEventProto.AttributeEntry.ValueField)
             {
-                ReadOnlySequence<byte> slice = reader.ReadLengthDelimited(out long start);
+                ReadOnlySpan<byte> slice = reader.ReadLengthDelimited(out long start);
                 if (field == CloudEventProto.AttributeEntry.KeyField)
                 {
                     if (slice.Length > Settings.MaxAttributeNameLength)
@@ -113,7 +113,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         _ => CloudEventAttributeNames.Type,
     };
 
-    private CloudEventAttributeValue ReadAttributeValue(in ReadOnlySequence<byte> source, long basePosition, string name)
+    private CloudEventAttributeValue ReadAttributeValue(ReadOnlySpan<byte> source, long basePosition, string name)
     {
         var reader = new ProtobufReader(source, basePosition);
         CloudEventAttributeValue result = default;
@@ -137,9 +137,9 @@ public sealed partial class ProtobufEnvelopeSerializer
                     break;
                 case CloudEventProto.AttributeValue.CeStringField or CloudEventProto.AttributeValue.CeUriField or CloudEventProto.AttributeValue.CeUriRefField
                     when wireType == WireType.LengthDelimited:
-                    ReadOnlySequence<byte> bytes = reader.ReadLengthDelimited(out long start);
+                    ReadOnlySpan<byte> bytes = reader.ReadLengthDelimited(out long start);
                     string text = field == CloudEventProto.AttributeValue.CeStringField && name == CloudEventAttributeNames.DataContentType
-                        && bytes.IsSingleSegment && bytes.FirstSpan.SequenceEqual(ContentTypes.ApplicationJsonUtf8)
+                        && bytes.SequenceEqual(ContentTypes.ApplicationJsonUtf8)
                         ? ContentTypes.ApplicationJson // the common case shares the constant, as the JSON reader does
                         : DecodeString(bytes, start);
                     if (field == CloudEventProto.AttributeValue.CeUriField && !CloudEventRules.IsAbsoluteUri(text))
@@ -163,7 +163,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                     result = CloudEventAttributeValue.FromBinary(reader.ReadLengthDelimited(out _).ToArray());
                     break;
                 case CloudEventProto.AttributeValue.CeTimestampField when wireType == WireType.LengthDelimited:
-                    ReadOnlySequence<byte> timestamp = reader.ReadLengthDelimited(out long timestampStart);
+                    ReadOnlySpan<byte> timestamp = reader.ReadLengthDelimited(out long timestampStart);
                     result = CloudEventAttributeValue.FromTimestamp(ReadTimestamp(timestamp, timestampStart, name));
                     break;
                 default:
@@ -175,7 +175,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         return result;
     }
 
-    private static DateTimeOffset ReadTimestamp(in ReadOnlySequence<byte> source, long basePosition, string name)
+    private static DateTimeOffset ReadTimestamp(ReadOnlySpan<byte> source, long basePosition, string name)
     {
         var reader = new ProtobufReader(source, basePosition);
         long seconds = 0;
@@ -211,14 +211,12 @@ public sealed partial class ProtobufEnvelopeSerializer
     }
 
     /// <summary>Looks the type up; <paramref name="identifier"/> is the envelope's own type string, which differs from the registration's only for an unregistered type.</summary>
-    private MessageTypeInfo LookUpType(in ReadOnlySequence<byte> type, long position, out string identifier)
+    private MessageTypeInfo LookUpType(ReadOnlySpan<byte> type, long position, out string identifier)
     {
         if (type.Length <= MaxStackTypeLength)
         {
-            Span<byte> utf8 = stackalloc byte[MaxStackTypeLength];
             Span<char> chars = stackalloc char[MaxStackTypeLength];
-            type.CopyTo(utf8);
-            if (System.Text.Unicode.Utf8.ToUtf16(utf8[..(int)type.Length], chars, out _, out int written, replaceInvalidSequences: false) == OperationStatus.Done
+            if (System.Text.Unicode.Utf8.ToUtf16(type, chars, out _, out int written, replaceInvalidSequences: false) == OperationStatus.Done
                 && MessageTypes.TryGet(chars[..written], out MessageTypeInfo? found))
             {
                 identifier = found.Identifier;
@@ -231,9 +229,9 @@ public sealed partial class ProtobufEnvelopeSerializer
     }
 
     /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names and the kept extension names.</summary>
-    private string AttributeName(in ReadOnlySequence<byte> value, long position, ref bool newStrings)
+    private string AttributeName(ReadOnlySpan<byte> value, long position, ref bool newStrings)
     {
-        if (value.IsSingleSegment && CloudEventAttributeNames.Classify(value.FirstSpan) is var attribute and not CloudEventAttribute.Extension)
+        if (CloudEventAttributeNames.Classify(value) is var attribute and not CloudEventAttribute.Extension)
         {
             return CloudEventAttributeNames.NameOf(attribute);
         }
@@ -245,9 +243,9 @@ public sealed partial class ProtobufEnvelopeSerializer
     /// Decodes a string that recurs from message to message (source, extension names): the kept one when its bytes
     /// are one (see <see cref="KnownStrings"/>), else a new one, noted in <paramref name="newStrings"/>.
     /// </summary>
-    private string RecurringString(in ReadOnlySequence<byte> value, long position, ref bool newStrings)
+    private string RecurringString(ReadOnlySpan<byte> value, long position, ref bool newStrings)
     {
-        if (value.IsSingleSegment && Settings.Strings.Find(value.FirstSpan) is { } known)
+        if (Settings.Strings.Find(value) is { } known)
         {
             return known;
         }
@@ -256,24 +254,13 @@ public sealed partial class ProtobufEnvelopeSerializer
         return DecodeString(value, position);
     }
 
-    private static bool IsSpecVersion10(in ReadOnlySequence<byte> value)
-    {
-        ReadOnlySpan<byte> expected = CloudEventRules.SpecVersion10Utf8;
-        if (value.Length != expected.Length)
-        {
-            return false;
-        }
+    private static bool IsSpecVersion10(ReadOnlySpan<byte> value) => value.SequenceEqual(CloudEventRules.SpecVersion10Utf8);
 
-        Span<byte> bytes = stackalloc byte[expected.Length];
-        value.CopyTo(bytes);
-        return bytes.SequenceEqual(expected);
-    }
-
-    private static string DecodeString(in ReadOnlySequence<byte> value, long position)
+    private static string DecodeString(ReadOnlySpan<byte> value, long position)
     {
         try
         {
-            return value.IsSingleSegment ? StrictUtf8.GetString(value.FirstSpan) : StrictUtf8.GetString(value);
+            return StrictUtf8.GetString(value);
         }
         catch (DecoderFallbackException)
         {

@@ -14,9 +14,37 @@ public sealed partial class ProtobufEnvelopeSerializer
     /// <summary>Longest type identifier looked up on the stack; longer ones are decoded to a string first.</summary>
     private const int MaxStackTypeLength = 256;
 
-    private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source) => ReadEvent(source, basePosition: 0);
+    private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source)
+    {
+        if (source.IsSingleSegment)
+        {
+            return ReadEvent(source.FirstSpan, basePosition: 0);
+        }
+
+        // The wire data is read from one span: a multi-segment input is copied together first (its size was checked).
+        using RentedBuffer contiguous = Contiguous(source);
+        return ReadEvent(contiguous.Span[..(int)source.Length], basePosition: 0);
+    }
 
     private protected override IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source)
+    {
+        if (source.IsSingleSegment)
+        {
+            return ReadBatch(source.FirstSpan);
+        }
+
+        using RentedBuffer contiguous = Contiguous(source);
+        return ReadBatch(contiguous.Span[..(int)source.Length]);
+    }
+
+    private RentedBuffer Contiguous(in ReadOnlySequence<byte> source)
+    {
+        RentedBuffer rented = Settings.Rent((int)source.Length);
+        source.CopyTo(rented.Span);
+        return rented;
+    }
+
+    private List<MessageEnvelope> ReadBatch(ReadOnlySpan<byte> source)
     {
         var envelopes = new List<MessageEnvelope>();
         var reader = new ProtobufReader(source, 0);
@@ -30,7 +58,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                     ThrowHelper.ThrowBatchTooLarge(Settings.MaxBatchSize, reader.Position);
                 }
 
-                ReadOnlySequence<byte> item = reader.ReadLengthDelimited(out long start);
+                ReadOnlySpan<byte> item = reader.ReadLengthDelimited(out long start);
                 envelopes.Add(ReadEvent(item, start));
             }
             else
@@ -42,16 +70,16 @@ public sealed partial class ProtobufEnvelopeSerializer
         return envelopes;
     }
 
-    private MessageEnvelope ReadEvent(in ReadOnlySequence<byte> source, long basePosition)
+    private MessageEnvelope ReadEvent(ReadOnlySpan<byte> source, long basePosition)
     {
         var reader = new ProtobufReader(source, basePosition);
         string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
         DateTimeOffset? time = null;
         bool hasSpecVersion = false;
-        ReadOnlySequence<byte> type = default;
+        ReadOnlySpan<byte> type = default;
         long typePosition = -1;
         ExtensionAttributeCollection? extensions = null;
-        ReadOnlySequence<byte> data = default;
+        ReadOnlySpan<byte> data = default;
         int dataField = 0;
         long dataPosition = -1;
         bool newStrings = false;
@@ -65,7 +93,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                 continue;
             }
 
-            ReadOnlySequence<byte> value = reader.ReadLengthDelimited(out long start);
+            ReadOnlySpan<byte> value = reader.ReadLengthDelimited(out long start);
             if (field < CloudEventProto.CloudEvent.AttributesField)
             {
                 ThrowHelper.CheckAttributeLength(value.Length, Settings.MaxAttributeValueLength, FieldName(field), start);
@@ -130,7 +158,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         return envelope;
     }
 
-    private void ReadData(MessageTypeInfo info, MessageEnvelope envelope, in ReadOnlySequence<byte> data, int field, long position)
+    private void ReadData(MessageTypeInfo info, MessageEnvelope envelope, ReadOnlySpan<byte> data, int field, long position)
     {
         if (field == CloudEventProto.CloudEvent.ProtoDataField)
         {
@@ -145,15 +173,7 @@ public sealed partial class ProtobufEnvelopeSerializer
                 return;
             }
 
-            if (data.IsSingleSegment)
-            {
-                ReadText(info, envelope, data.FirstSpan, position);
-                return;
-            }
-
-            using RentedBuffer rented = Settings.Rent((int)data.Length);
-            data.CopyTo(rented.Span);
-            ReadText(info, envelope, rented.Span, position);
+            ReadText(info, envelope, data, position);
         }
         catch (Exception e) when (e is not InvalidEnvelopeException && PayloadErrors.IsDataError(e))
         {

@@ -1,12 +1,11 @@
 using System;
-using System.Buffers;
 using System.Runtime.CompilerServices;
 
 namespace Missive.Protobuf;
 
 /// <summary>
-/// Reads protobuf wire data from a <see cref="ReadOnlySequence{T}"/>, values straddling segments
-/// included. Every length is checked against what remains before anything is sliced or allocated,
+/// Reads protobuf wire data from a span (a multi-segment input is made contiguous first, by the
+/// serializer). Every length is checked against what remains before anything is sliced or allocated,
 /// over-long varints (up to ten bytes) are accepted as protobuf parsers must, and every failure is
 /// an <see cref="InvalidEnvelopeException"/> with the byte position.
 /// </summary>
@@ -15,20 +14,23 @@ internal ref struct ProtobufReader
     /// <summary>How deep unknown groups may nest before the input is taken as hostile.</summary>
     private const int MaxGroupDepth = 32;
 
-    private SequenceReader<byte> _reader;
+    private readonly ReadOnlySpan<byte> _source;
     private readonly long _basePosition;
+    private int _consumed;
 
     /// <summary>Creates a reader over <paramref name="source"/>, which starts at <paramref name="basePosition"/> in the whole input.</summary>
-    public ProtobufReader(ReadOnlySequence<byte> source, long basePosition)
+    public ProtobufReader(ReadOnlySpan<byte> source, long basePosition)
     {
-        _reader = new SequenceReader<byte>(source);
+        _source = source;
         _basePosition = basePosition;
     }
 
-    public readonly bool End => _reader.End;
+    public readonly bool End => _consumed >= _source.Length;
 
     /// <summary>Gets the position in the whole input.</summary>
-    public readonly long Position => _basePosition + _reader.Consumed;
+    public readonly long Position => _basePosition + _consumed;
+
+    private readonly int Remaining => _source.Length - _consumed;
 
     /// <summary>Reads a tag and splits it; field number 0 and wire types 6 and 7 are rejected.</summary>
     public void ReadTag(out int field, out WireType wireType)
@@ -53,11 +55,10 @@ internal ref struct ProtobufReader
     [MethodImpl(MethodImplOptions.AggressiveInlining)]
     public ulong ReadVarint()
     {
-        ReadOnlySpan<byte> span = _reader.UnreadSpan;
-        if (span.Length > 0 && span[0] < 0x80)
+        if ((uint)_consumed < (uint)_source.Length && _source[_consumed] is var b and < 0x80)
         {
-            _reader.Advance(1);
-            return span[0];
+            _consumed++;
+            return b;
         }
 
         return ReadVarintSlow();
@@ -77,18 +78,18 @@ internal ref struct ProtobufReader
     }
 
     /// <summary>Reads a length prefix and returns the slice it announces, after checking it fits in what remains.</summary>
-    public ReadOnlySequence<byte> ReadLengthDelimited(out long start)
+    public ReadOnlySpan<byte> ReadLengthDelimited(out long start)
     {
         long position = Position;
         ulong length = ReadVarint();
-        if (length > (ulong)_reader.Remaining)
+        if (length > (ulong)Remaining)
         {
-            ThrowMalformed($"A length of {length} bytes runs past the end of the input ({_reader.Remaining} bytes remain)", position);
+            ThrowMalformed($"A length of {length} bytes runs past the end of the input ({Remaining} bytes remain)", position);
         }
 
         start = Position;
-        ReadOnlySequence<byte> slice = _reader.UnreadSequence.Slice(0, (long)length);
-        _reader.Advance((long)length);
+        ReadOnlySpan<byte> slice = _source.Slice(_consumed, (int)length);
+        _consumed += (int)length;
         return slice;
     }
 
@@ -126,11 +127,12 @@ internal ref struct ProtobufReader
         ulong result = 0;
         for (int i = 0; i < ProtobufPrimitives.MaxVarintLength; i++)
         {
-            if (!_reader.TryRead(out byte b))
+            if (End)
             {
                 ThrowMalformed("The input ends inside a varint", position);
             }
 
+            byte b = _source[_consumed++];
             result |= (ulong)(b & 0x7F) << (7 * i);
             if (b < 0x80)
             {
@@ -144,12 +146,12 @@ internal ref struct ProtobufReader
 
     private void Advance(int count, long position)
     {
-        if (_reader.Remaining < count)
+        if (Remaining < count)
         {
             ThrowMalformed($"The input ends inside a {count}-byte fixed-width value", position);
         }
 
-        _reader.Advance(count);
+        _consumed += count;
     }
 
     private void SkipGroup(int field, int depth, long position)
