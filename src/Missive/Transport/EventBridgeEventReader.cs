@@ -15,7 +15,7 @@ internal static class EventBridgeEventReader
     public static EventBridgeMetadata ReadMetadata(ReadOnlySpan<byte> document, in WrapperMembers members, JsonReaderOptions options, KnownStrings strings)
     {
         List<string>? resources = null;
-        if (members.Resources.IsPresent && members.Resources.TokenType == JsonTokenType.StartArray)
+        if (members.Resources.TokenType == JsonTokenType.StartArray && members.Resources.Length > 2) // not absent, not []
         {
             var reader = new Utf8JsonReader(members.Resources.ValueIn(document), options);
             reader.Read();

@@ -107,10 +107,11 @@ internal static class WrapperClassifier
                 reader.Read();
                 long start = offset + reader.TokenStartIndex;
                 JsonTokenType type = reader.TokenType;
+                bool escaped = type == JsonTokenType.String && reader.ValueIsEscaped;
                 reader.Skip();
                 if (!Unsafe.IsNullRef(ref slot))
                 {
-                    slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start);
+                    slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start, escaped);
                 }
             }
         }

@@ -1,4 +1,5 @@
 using System;
+using System.Text;
 using System.Text.Json;
 using Missive.Buffers;
 using Missive.Serialization;
@@ -36,6 +37,13 @@ internal static class WrapperJson
             return null;
         }
 
+        if (!member.IsEscaped)
+        {
+            // A wrapper document is valid UTF-8 (an SQS body's encoding, or a string the unescaper validated),
+            // so the bytes between the quotes decode as the reader would decode them.
+            return Encoding.UTF8.GetString(Content(document, member));
+        }
+
         var reader = new Utf8JsonReader(member.ValueIn(document), options);
         reader.Read();
         return reader.GetString();
@@ -47,15 +55,23 @@ internal static class WrapperJson
     /// </summary>
     public static string? RecurringStringOf(ReadOnlySpan<byte> document, WrapperMember member, JsonReaderOptions options, KnownStrings strings)
     {
-        if (!member.IsString)
+        if (!member.IsEscaped && member.IsString && strings.Find(Content(document, member)) is { } known)
         {
-            return null;
+            return known;
         }
 
-        var reader = new Utf8JsonReader(member.ValueIn(document), options);
-        reader.Read();
-        return RecurringString(ref reader, strings);
+        string? value = StringOf(document, member, options);
+        if (value is not null)
+        {
+            strings.TryAdd(value);
+        }
+
+        return value;
     }
+
+    /// <summary>The bytes between a string member's quotes.</summary>
+    private static ReadOnlySpan<byte> Content(ReadOnlySpan<byte> document, WrapperMember member)
+        => document.Slice((int)member.Start + 1, (int)member.Length - 2);
 
     /// <summary>Gets the string token the reader is on as a kept string when there is one, else decodes it and keeps it while there is room.</summary>
     public static string RecurringString(ref Utf8JsonReader reader, KnownStrings strings)

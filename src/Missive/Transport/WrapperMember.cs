@@ -3,8 +3,11 @@ using System.Text.Json;
 
 namespace Missive.Transport;
 
-/// <summary>Where a top-level member's value lies in a wrapper document: its first token and its byte range.</summary>
-internal readonly record struct WrapperMember(JsonTokenType TokenType, long Start, long Length)
+/// <summary>
+/// Where a top-level member's value lies in a wrapper document: its first token, its byte range, and for a string
+/// whether it holds escapes (when it does not, the bytes between the quotes are its text).
+/// </summary>
+internal readonly record struct WrapperMember(JsonTokenType TokenType, long Start, long Length, bool IsEscaped = true)
 {
     public bool IsPresent => Length > 0;
 
