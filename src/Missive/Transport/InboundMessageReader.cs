@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Buffers.Text;
 using System.Text;
 using System.Text.Json;
+using System.Text.Unicode;
 using Missive.Buffers;
 using Missive.Serialization;
 
@@ -73,8 +74,7 @@ public sealed class InboundMessageReader
 
         try
         {
-            using RentedBuffer utf8 = _settings.Rent(Encoding.UTF8.GetByteCount(body));
-            int length = Encoding.UTF8.GetBytes(body, utf8.Span);
+            using RentedBuffer utf8 = Encode(body, out int length);
             var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes) };
             MessageEnvelope? envelope = Unwrap(utf8.Memory[..length], depth: 0, ref state);
             if (envelope is null)
@@ -82,7 +82,7 @@ public sealed class InboundMessageReader
                 return new InboundMessage(InboundMessageKind.SnsControlMessage, null);
             }
 
-            envelope.SqsMetadata = CreateSqsMetadata(message);
+            envelope.SqsMetadata = new SqsMetadata(message.MessageId, message.ReceiptHandle, message.MessageAttributes, message.SystemAttributes);
             envelope.SnsMetadata = state.Sns;
             envelope.EventBridgeMetadata = state.EventBridge;
             return new InboundMessage(state.Kind, envelope);
@@ -190,26 +190,29 @@ public sealed class InboundMessageReader
         return _serializers.Deserialize(new ReadOnlySequence<byte>(payload), actual);
     }
 
+    /// <summary>
+    /// Encodes the body as UTF-8 into a rented buffer. Bodies are mostly ASCII, so a buffer of the body's length is
+    /// tried first, without counting the bytes; a body that needs more is counted and encoded again.
+    /// </summary>
+    private RentedBuffer Encode(string body, out int length)
+    {
+        RentedBuffer buffer = _settings.Rent(body.Length);
+        if (Utf8.FromUtf16(body, buffer.Span, out _, out length) == OperationStatus.Done)
+        {
+            return buffer;
+        }
+
+        buffer.Dispose();
+        buffer = _settings.Rent(Encoding.UTF8.GetByteCount(body));
+        length = Encoding.UTF8.GetBytes(body, buffer.Span);
+        return buffer;
+    }
+
     private InvalidEnvelopeException Malformed(string message, string body, Exception cause, long position)
     {
         InvalidEnvelopeException e = ThrowHelper.Create(InvalidEnvelopeReason.Malformed, message, position, inner: _settings.LogMessageContent ? cause : null);
         e.RawBody = Encoding.UTF8.GetBytes(body);
         return e;
-    }
-
-    private static SqsMetadata CreateSqsMetadata(SqsMessage message)
-    {
-        message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
-        message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageDeduplicationId, out string? deduplication);
-        return new SqsMetadata
-        {
-            MessageId = message.MessageId,
-            ReceiptHandle = message.ReceiptHandle,
-            ApproximateReceiveCount = message.ReceiveCount,
-            MessageGroupId = group,
-            MessageDeduplicationId = deduplication,
-            MessageAttributes = message.MessageAttributes,
-        };
     }
 
     /// <summary>What unwrapping has learned so far: the innermost wrapper's kind, each wrapper's metadata, and the format a <c>contentType</c> attribute names.</summary>

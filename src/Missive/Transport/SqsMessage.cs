@@ -34,7 +34,5 @@ public sealed class SqsMessage
     }
 
     /// <summary>The <c>ApproximateReceiveCount</c> system attribute, or 0 when absent or not a number.</summary>
-    internal int ReceiveCount
-        => SystemAttributes.TryGetValue(SqsSystemAttributes.ApproximateReceiveCount, out string? text)
-            && int.TryParse(text, System.Globalization.NumberStyles.None, System.Globalization.CultureInfo.InvariantCulture, out int count) ? count : 0;
+    internal int ReceiveCount => SqsMetadata.ReceiveCountOf(SystemAttributes);
 }

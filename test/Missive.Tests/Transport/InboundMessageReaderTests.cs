@@ -49,6 +49,72 @@ public sealed class InboundMessageReaderTests
         Assert.Null(inbound.Envelope.SqsMetadata.MessageGroupId);
     }
 
+    [Fact]
+    public void Read_SystemAttributes_AreTheMessagesWhenAskedFor_AndSetMetadataKeepsItsOwn()
+    {
+        using var serializer = TestSerializers.Fast();
+        string body = serializer.SerializeToString(Orders.Envelope(1));
+        var system = new Dictionary<string, string>
+        {
+            [SqsSystemAttributes.ApproximateReceiveCount] = "4",
+            [SqsSystemAttributes.MessageGroupId] = "group-7",
+            [SqsSystemAttributes.MessageDeduplicationId] = "dedup-9",
+        };
+
+        SqsMetadata read = Create().Read(new SqsMessage { Body = body, MessageId = "m", ReceiptHandle = "r", SystemAttributes = system }).Envelope!.SqsMetadata!;
+        SqsMetadata set = new() { MessageId = "m", ReceiptHandle = "r", MessageAttributes = new Dictionary<string, MessageAttributeValue>(), ApproximateReceiveCount = 2, MessageGroupId = "g" };
+
+        Assert.Equal(("m", "r"), (read.MessageId, read.ReceiptHandle));
+        for (int pass = 0; pass < 2; pass++) // the first read of each, then the kept value
+        {
+            Assert.Equal(4, read.ApproximateReceiveCount);
+            Assert.Equal("group-7", read.MessageGroupId);
+            Assert.Equal("dedup-9", read.MessageDeduplicationId);
+            Assert.Equal(2, set.ApproximateReceiveCount);
+            Assert.Equal("g", set.MessageGroupId);
+            Assert.Null(set.MessageDeduplicationId);
+        }
+
+        system[SqsSystemAttributes.ApproximateReceiveCount] = "not a number";
+        system.Remove(SqsSystemAttributes.MessageGroupId);
+        SqsMetadata odd = Create().Read(new SqsMessage { Body = body, SystemAttributes = system }).Envelope!.SqsMetadata!;
+        Assert.Equal(0, odd.ApproximateReceiveCount);
+        Assert.Null(odd.MessageGroupId);
+        Assert.Equal("dedup-9", odd.MessageDeduplicationId);
+    }
+
+    [Theory]
+    [InlineData("Zoë Martin, 東京")] // two- and three-byte characters: more UTF-8 bytes than UTF-16 units
+    [InlineData("\ud83d\ude00 \u00e9")] // escapes, unchanged by encoding
+    [InlineData("😀 lone \ud800")] // a four-byte character, and an escaped lone surrogate in the JSON text
+    public void Read_BodyThatEncodesLongerThanItsLength_ReadsAsTheSerializerReadsTheSameBytes(string text)
+    {
+        using var serializer = TestSerializers.Fast();
+        string envelope1 = serializer.SerializeToString(Orders.Envelope(1));
+        string body = envelope1[..^1] + ",\"note\":\"" + text + "\"}";
+
+        Exception? expected = Record.Exception(() => serializer.Deserialize(new System.Buffers.ReadOnlySequence<byte>(System.Text.Encoding.UTF8.GetBytes(body))));
+        Exception? actual = Record.Exception(() => Create().Read(new SqsMessage { Body = body }));
+        if (expected is null)
+        {
+            MessageEnvelope envelope = Create().Read(new SqsMessage { Body = body }).Envelope!;
+            Assert.Equal(serializer.Deserialize(new System.Buffers.ReadOnlySequence<byte>(System.Text.Encoding.UTF8.GetBytes(body))).Extensions["note"], envelope.Extensions["note"]);
+            Assert.Null(actual);
+        }
+        else
+        {
+            Assert.Equal(((InvalidEnvelopeException)expected).Reason, Assert.IsType<InvalidEnvelopeException>(actual).Reason);
+        }
+    }
+
+    [Fact]
+    public void SqsMetadata_ReadsTheSystemAttributesByTheirSqsNames()
+    {
+        Assert.Equal(SqsSystemAttributes.ApproximateReceiveCount, SqsMetadata.ApproximateReceiveCountName);
+        Assert.Equal(SqsSystemAttributes.MessageGroupId, SqsMetadata.MessageGroupIdName);
+        Assert.Equal(SqsSystemAttributes.MessageDeduplicationId, SqsMetadata.MessageDeduplicationIdName);
+    }
+
     private static InboundMessageReader Create(bool experimental = true, SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
