@@ -2,6 +2,8 @@ using System;
 using System.Buffers;
 using System.Buffers.Text;
 using System.Numerics;
+using System.Runtime.CompilerServices;
+using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 using System.Text;
 using System.Text.Json;
@@ -33,6 +35,11 @@ internal static class JsonStringUnescaper
     /// <returns>The number of bytes written.</returns>
     public static int Unescape(ReadOnlySpan<byte> source, int start, Span<byte> destination, out int closingQuote)
     {
+        if ((uint)start > (uint)source.Length || destination.Length < source.Length - start)
+        {
+            throw new ArgumentException("The destination must hold the rest of the source.", nameof(destination));
+        }
+
         int read = start;
         int written = 0;
         bool loneSurrogate = false;
@@ -40,45 +47,77 @@ internal static class JsonStringUnescaper
         {
             // The common case first, block by block: plain bytes, and the escapes JSON text inside a string is
             // dense with (\" around every name, \\ and \/), all of which unescape by dropping the backslash.
-            // A block is stored whole; each such escape in it stores the block's bytes after the escape again, one
-            // place further left, from a load of its own, so escapes cost no round trip through the search. Any
-            // other special byte leaves the loop for the general path below. Stores stay in the destination:
-            // unescaping only shrinks, and it is no shorter than the rest of the source.
+            // The escapes of a block are found from its mask of special bytes, and the block is stored without
+            // their backslashes in two shuffles, one per half (the kept bytes of each half moved to its front).
+            // Any other special byte ends the loop for the general path below, after the bytes before it are
+            // stored. Stores stay in the destination: unescaping only shrinks, and the destination is no shorter
+            // than the rest of the source; bytes stored past what is kept are overwritten or lie past the end.
             if (Vector128.IsHardwareAccelerated)
             {
                 Vector128<byte> quote = Vector128.Create((byte)'"');
                 Vector128<byte> backslash = Vector128.Create((byte)'\\');
                 Vector128<byte> space = Vector128.Create((byte)0x20);
+                Vector128<byte> slash = Vector128.Create((byte)'/');
                 const int width = 16;
+
+                // Loads and stores go unchecked: a block is loaded only where two lie ahead in the source, and the
+                // destination (checked above) is no shorter than the rest of the source, so a store at written
+                // (never past read) stays inside it too.
+                ref byte sourceStart = ref MemoryMarshal.GetReference(source);
+                ref byte destinationStart = ref MemoryMarshal.GetReference(destination);
                 while (read + (2 * width) <= source.Length)
                 {
-                    Vector128<byte> block = Vector128.Create(source.Slice(read, width));
-                    block.CopyTo(destination[written..]);
-                    uint mask = (Vector128.Equals(block, quote) | Vector128.Equals(block, backslash) | Vector128.LessThan(block, space)).ExtractMostSignificantBits();
-                    int dropped = 0;
+                    Vector128<byte> block = Vector128.LoadUnsafe(ref sourceStart, (nuint)read);
+                    uint backslashes = Vector128.Equals(block, backslash).ExtractMostSignificantBits();
+                    uint quotes = Vector128.Equals(block, quote).ExtractMostSignificantBits();
+                    uint controls = Vector128.LessThan(block, space).ExtractMostSignificantBits();
+                    uint mask = backslashes | quotes | controls;
+                    if (mask == 0)
+                    {
+                        block.StoreUnsafe(ref destinationStart, (nuint)written);
+                        read += width;
+                        written += width;
+                        continue;
+                    }
+
+                    // The escapes of the block at once: a run of backslashes holds escapes starting at its first,
+                    // third, fifth... byte. Adding a run's first bit to the backslashes carries through the run, so
+                    // the runs that start on an even bit are the backslashes that sum clears. The block is simple
+                    // escapes only when each escapes a quote, a backslash or a slash within the block (one on its last
+                    // byte escapes bit 16, outside every mask), and no quote or control byte stands unescaped.
+                    uint runStarts = backslashes & ~(backslashes << 1);
+                    uint evenRuns = backslashes & ~(backslashes + (runStarts & 0x5555));
+                    uint escapes = (evenRuns & 0x5555) | (backslashes & ~evenRuns & 0xAAAA);
+                    uint escapedBytes = escapes << 1;
+                    if (controls == 0 && (quotes & ~escapedBytes) == 0
+                        && (escapedBytes & ~(quotes | backslashes | Vector128.Equals(block, slash).ExtractMostSignificantBits())) == 0)
+                    {
+                        written += StoreWithout(block, escapes, ref destinationStart, written, width);
+                        read += width;
+                        continue;
+                    }
+
+                    uint dropped = 0;
+                    int end = width;
                     while (mask != 0)
                     {
                         int at = BitOperations.TrailingZeroCount(mask);
                         if (at == width - 1 || source[read + at] != (byte)'\\' || source[read + at + 1] is not ((byte)'"' or (byte)'\\' or (byte)'/'))
                         {
+                            end = at;
                             break;
                         }
 
-                        dropped++;
-                        Vector128.Create(source.Slice(read + at + 1, width)).CopyTo(destination[(written + at + 1 - dropped)..]);
+                        dropped |= 1u << at;
                         mask &= ~(3u << at); // the backslash and the byte it escapes
                     }
 
-                    if (mask != 0)
+                    written += StoreWithout(block, dropped, ref destinationStart, written, end);
+                    read += end;
+                    if (end < width)
                     {
-                        int at = BitOperations.TrailingZeroCount(mask);
-                        read += at;
-                        written += at - dropped;
                         break;
                     }
-
-                    read += width;
-                    written += width - dropped;
                 }
             }
 
@@ -149,6 +188,53 @@ internal static class JsonStringUnescaper
         }
 
         return written;
+    }
+
+    /// <summary>
+    /// For each byte mask of one half block, the indices of the bytes it keeps, moved to the front: the bytes at the
+    /// set bits are dropped. Entry <c>m</c> is at <c>8 * m</c>.
+    /// </summary>
+    private static readonly byte[] KeptIndices = CreateKeptIndices();
+
+    private static byte[] CreateKeptIndices()
+    {
+        byte[] table = new byte[256 * 8];
+        for (int dropped = 0; dropped < 256; dropped++)
+        {
+            int kept = 0;
+            for (int i = 0; i < 8; i++)
+            {
+                if ((dropped & (1 << i)) == 0)
+                {
+                    table[(8 * dropped) + kept++] = (byte)i;
+                }
+            }
+        }
+
+        return table;
+    }
+
+    /// <summary>
+    /// Stores the first <paramref name="count"/> bytes of <paramref name="block"/> at <paramref name="written"/>,
+    /// without the bytes at the set bits of <paramref name="dropped"/> (all below <paramref name="count"/>), and
+    /// returns how many were kept. Up to sixteen bytes are stored, the kept ones first.
+    /// </summary>
+    private static int StoreWithout(Vector128<byte> block, uint dropped, ref byte destination, int written, int count)
+    {
+        if (dropped == 0)
+        {
+            block.StoreUnsafe(ref destination, (nuint)written);
+            return count;
+        }
+
+        uint low = dropped & 0xFF, high = dropped >> 8;
+        ref byte indices = ref MemoryMarshal.GetArrayDataReference(KeptIndices); // 256 entries: low and high are bytes
+        Vector128<byte> lowIndices = Vector128.CreateScalar(Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref indices, 8 * low))).AsByte();
+        Vector128<byte> highIndices = Vector128.CreateScalar(Unsafe.ReadUnaligned<ulong>(ref Unsafe.Add(ref indices, 8 * high))).AsByte() + Vector128.Create((byte)8);
+        int lowKept = 8 - BitOperations.PopCount(low);
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, written), Vector128.ShuffleNative(block, lowIndices).AsUInt64().ToScalar());
+        Unsafe.WriteUnaligned(ref Unsafe.Add(ref destination, written + lowKept), Vector128.ShuffleNative(block, highIndices).AsUInt64().ToScalar());
+        return count - BitOperations.PopCount(dropped);
     }
 
     /// <summary>

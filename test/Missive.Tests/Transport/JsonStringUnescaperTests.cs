@@ -114,6 +114,37 @@ public sealed class JsonStringUnescaperTests
         Assert.InRange(accepted, 2_000, 18_000); // both outcomes were exercised
     }
 
+    [Fact]
+    public void BackslashRuns_OfEveryLength_AtEveryOffsetInABlock_MatchSystemTextJson()
+    {
+        // A run of backslashes escapes its first, third, fifth... byte; an odd run also escapes what follows it.
+        int accepted = 0, rejected = 0;
+        for (int run = 1; run <= 7; run++)
+        {
+            for (int offset = 0; offset < 40; offset++)
+            {
+                foreach (string after in new[] { "\"", "/", "\\\"x", "n", "u00E9", "x", "\t" })
+                {
+                    string text = "\"" + new string('a', offset) + new string('\\', run) + after + new string('b', 40) + "\\/\",1";
+                    if (AssertSameAsReader(Encoding.UTF8.GetBytes(text)))
+                    {
+                        accepted++;
+                    }
+                    else
+                    {
+                        rejected++;
+                    }
+                }
+            }
+        }
+
+        Assert.True(accepted > 400 && rejected > 400, $"{accepted} accepted, {rejected} rejected: both outcomes were exercised");
+    }
+
+    [Fact]
+    public void DestinationShorterThanTheRestOfTheSource_IsRefused()
+        => Assert.Throws<ArgumentException>(() => JsonStringUnescaper.Unescape("\"abc\""u8, 1, new byte[3], out _));
+
     /// <summary>Asserts the same outcome as the reader; returns whether the string was accepted.</summary>
     private static bool AssertSameAsReader(byte[] json)
     {
