@@ -94,7 +94,7 @@ internal static class WrapperClassifier
                 if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
                 {
                     detailEnvelope = null; // a repeated member: the last one counts
-                    if (TryReadDetailEnvelope(document, offset, reader, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
                     {
                         // The envelope in an object detail is read where it lies, and the reader goes on after it.
                         slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
@@ -156,31 +156,22 @@ internal static class WrapperClassifier
     }
 
     /// <summary>
-    /// Reads the envelope in an EventBridge <c>detail</c> object, where it lies, when the detail is one (its first
-    /// member is a CloudEvents attribute, which is when the detail would be read as a raw envelope). The reader is
-    /// a copy of the wrapper's, on the <c>detail</c> name; <paramref name="start"/> and <paramref name="length"/>
-    /// locate the object in <paramref name="document"/>, whose part from <paramref name="offset"/> the reader reads.
+    /// Reads the envelope in an EventBridge <c>detail</c> object, where it lies, when the detail is one: an object
+    /// whose first member is a CloudEvents attribute with a plain name, which is when the detail would be read as a
+    /// raw envelope (an escaped name leaves the detail to the ordinary read, which gives the same envelope).
+    /// <paramref name="afterColon"/> is where the detail's value may start in <paramref name="document"/>;
+    /// <paramref name="start"/> and <paramref name="length"/> locate the object.
     /// </summary>
-    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int offset, Utf8JsonReader reader, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out int start, out int length)
+    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out int start, out int length)
     {
-        envelope = null;
-        start = length = 0;
-        try
+        ReadOnlySpan<byte> rest = document.Span[afterColon..];
+        int gap = rest.IndexOfAnyExcept(" \t\r\n"u8);
+        start = afterColon + gap;
+        if (gap < 0 || rest[gap] != (byte)'{' || !StartsWithCloudEventsMember(rest[(gap + 1)..]))
         {
-            if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
-            {
-                return false;
-            }
-
-            start = offset + (int)reader.TokenStartIndex;
-            if (!reader.Read() || reader.TokenType != JsonTokenType.PropertyName || !IsCloudEventsMember(ref reader))
-            {
-                return false;
-            }
-        }
-        catch (Exception e) when (e is JsonException or InvalidOperationException)
-        {
-            return false; // malformed, or a name that cannot be unescaped: the wrapper's own reader reports it, in its order
+            envelope = null;
+            start = length = 0;
+            return false;
         }
 
         return detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
