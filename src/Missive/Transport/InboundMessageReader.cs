@@ -41,13 +41,21 @@ public sealed class InboundMessageReader
     private readonly IEnvelopeSerializerProvider _serializers;
     private readonly SerializerSettings _settings;
     private readonly EnvelopeSerializer? _detailReader;
+    private readonly bool _scanWrappers;
 
     /// <summary>Creates the reader.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
     /// <param name="options">The serialization options (pool, limits), copied now. Must not be null.</param>
     public InboundMessageReader(IEnvelopeSerializerProvider serializers, SerializationOptions options)
+        : this(serializers, options, scanWrappers: true)
+    {
+    }
+
+    /// <summary>Creates the reader; <paramref name="scanWrappers"/> off reads every wrapper with a reader (the tests compare the two).</summary>
+    internal InboundMessageReader(IEnvelopeSerializerProvider serializers, SerializationOptions options, bool scanWrappers)
     {
         ArgumentNullException.ThrowIfNull(serializers);
+        _scanWrappers = scanWrappers;
         _serializers = serializers;
         _settings = SerializerSettings.From(options);
 
@@ -122,7 +130,7 @@ public sealed class InboundMessageReader
             MessageEnvelope? detailEnvelope = null;
             WrapperShape shape = depth == MaxUnwrapDepth
                 ? WrapperShape.Raw
-                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, out members, ref message, out messageLength, out detailEnvelope);
+                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, _scanWrappers, out members, ref message, out messageLength, out detailEnvelope);
             switch (shape)
             {
                 case WrapperShape.SnsNotification:

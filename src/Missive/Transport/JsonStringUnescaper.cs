@@ -21,7 +21,7 @@ namespace Missive.Transport;
 internal static class JsonStringUnescaper
 {
     /// <summary>The bytes that end a run of plain string content: quote, backslash, and the control characters.</summary>
-    private static readonly SearchValues<byte> RunEnds = SearchValues.Create(
+    internal static readonly SearchValues<byte> RunEnds = SearchValues.Create(
         "\"\\\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000A\u000B\u000C\u000D\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F"u8);
 
     /// <summary>

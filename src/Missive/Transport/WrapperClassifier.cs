@@ -37,10 +37,10 @@ internal static class WrapperClassifier
     ];
 
     /// <summary>
-    /// Classifies <paramref name="document"/>; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any,
+    /// Classifies <paramref name="document"/>, its members gone through by hand first when <paramref name="scan"/> says so; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any,
     /// and <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
     /// </summary>
-    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out MessageEnvelope? detailEnvelope)
+    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, bool scan, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out MessageEnvelope? detailEnvelope)
     {
         members = default;
         messageLength = 0;
@@ -57,72 +57,11 @@ internal static class WrapperClassifier
             return WrapperShape.Raw; // what the reader below would find from the first member, without setting one up
         }
 
-        var reader = new Utf8JsonReader(span, settings.WrapperReaderOptions);
-        int offset = 0; // where the reader's span starts in the document: it is restarted after a Message string or a detail read in place
-        try
+        bool complete = false;
+        int scanned = scan ? ScanMembers(document, significant, settings, detailReader, ref members, ref message, ref messageLength, ref detailEnvelope, out complete) : 0;
+        if (!complete && ReadMembers(document, scanned, settings, detailReader, ref members, ref message, ref messageLength, ref detailEnvelope))
         {
-            reader.Read();
-
-            bool first = true;
-            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
-            {
-                if (first && IsCloudEventsMember(ref reader))
-                {
-                    return WrapperShape.Raw;
-                }
-
-                first = false;
-                ref WrapperMember slot = ref members.Slot(ref reader);
-                if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
-                {
-                    int afterColon = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
-                    int gap = span[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
-                    int quote = afterColon + gap;
-                    if (gap >= 0 && span[quote] == (byte)'"')
-                    {
-                        // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
-                        message.Dispose(); // a repeated member: the last one counts
-                        message = settings.Rent(span.Length - quote);
-                        messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
-                        slot = new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
-                        offset = closingQuote + 1;
-                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
-                        continue;
-                    }
-                }
-
-                if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
-                {
-                    detailEnvelope = null; // a repeated member: the last one counts
-                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
-                    {
-                        // The envelope in an object detail is read where it lies, and the reader goes on after it.
-                        slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
-                        offset = detailStart + detailLength;
-                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAnObjectValue(reader.CurrentState));
-                        continue;
-                    }
-                }
-
-                reader.Read();
-                long start = offset + reader.TokenStartIndex;
-                JsonTokenType type = reader.TokenType;
-                bool escaped = type == JsonTokenType.String && reader.ValueIsEscaped;
-                reader.Skip();
-                if (!Unsafe.IsNullRef(ref slot))
-                {
-                    slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start, escaped);
-                }
-            }
-        }
-        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, span[offset..]))
-        {
-            // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
-            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", offset + reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
-        }
-        catch (JsonException e) when (offset > 0)
-        {
-            throw FromTheStart(e, span, settings.WrapperReaderOptions);
+            return WrapperShape.Raw;
         }
 
         if (members.Type.IsString && members.Type.ValueIn(span).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
@@ -153,6 +92,227 @@ internal static class WrapperClassifier
         }
 
         return WrapperShape.Raw;
+    }
+
+    /// <summary>
+    /// Reads the members of the top-level object with a reader, from <paramref name="offset"/>: the start of the
+    /// document, or just after a member value <see cref="ScanMembers"/> got to. Returns whether the first member is
+    /// a CloudEvents attribute, which makes the document a raw envelope.
+    /// </summary>
+    private static bool ReadMembers(ReadOnlyMemory<byte> document, int offset, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref MessageEnvelope? detailEnvelope)
+    {
+        ReadOnlySpan<byte> span = document.Span;
+        bool first = offset == 0;
+        var reader = first
+            ? new Utf8JsonReader(span, settings.WrapperReaderOptions)
+            : new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterATopLevelMember(settings.WrapperReaderOptions));
+        try
+        {
+            if (first)
+            {
+                reader.Read();
+            }
+
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                if (first && IsCloudEventsMember(ref reader))
+                {
+                    return true;
+                }
+
+                first = false;
+                ref WrapperMember slot = ref members.Slot(ref reader);
+                if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
+                {
+                    int afterColon = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
+                    int gap = span[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
+                    int quote = afterColon + gap;
+                    if (gap >= 0 && span[quote] == (byte)'"')
+                    {
+                        // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
+                        slot = UnescapeMessage(span, quote, settings, ref message, ref messageLength);
+                        offset = (int)(slot.Start + slot.Length);
+                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
+                        continue;
+                    }
+                }
+
+                if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
+                {
+                    detailEnvelope = null; // a repeated member: the last one counts
+                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    {
+                        // The envelope in an object detail is read where it lies, and the reader goes on after it.
+                        slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
+                        offset = detailStart + detailLength;
+                        reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAnObjectValue(reader.CurrentState));
+                        continue;
+                    }
+                }
+
+                reader.Read();
+                long start = offset + reader.TokenStartIndex;
+                JsonTokenType type = reader.TokenType;
+                bool escaped = type == JsonTokenType.String && reader.ValueIsEscaped;
+                reader.Skip();
+                if (!Unsafe.IsNullRef(ref slot))
+                {
+                    slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start, escaped);
+                }
+            }
+
+            return false;
+        }
+        catch (JsonException e) when (JsonDepthLimit.WasExceeded(ref reader, settings.WrapperReaderOptions.MaxDepth, span[offset..]))
+        {
+            // Too deep inside the wrapper's one level: the envelope is over the limit, whatever wraps it.
+            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The envelope is nested deeper than the limit of {settings.MaxJsonDepth} levels (SerializationOptions.MaxJsonDepth)", offset + reader.TokenStartIndex, inner: settings.LogMessageContent ? e : null);
+        }
+        catch (JsonException e) when (offset > 0 || e.LineNumber is null)
+        {
+            // A restarted reader counts from where it restarted, and the unescaper (which gives no line) counts bytes
+            // from the document's start: System.Text.Json's own position comes from reading it again.
+            throw FromTheStart(e, span, settings.WrapperReaderOptions);
+        }
+    }
+
+    /// <summary>
+    /// Goes through the members of the top-level object, whose <c>{</c> is at <paramref name="open"/>, without a
+    /// reader while they have the shapes of SNS notifications and EventBridge events: a plain name, then a string
+    /// without escapes, the <c>Message</c> string (unescaped as <see cref="ReadMembers"/> does), an empty array, or
+    /// an object <c>detail</c> read in place. At anything else it stops before the member and returns where the
+    /// reader is to go on (0: the whole object), so every error is the reader's. <paramref name="complete"/> tells
+    /// that the object's end was reached (the reader stops there too, whatever follows).
+    /// </summary>
+    private static int ScanMembers(ReadOnlyMemory<byte> document, int open, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref MessageEnvelope? detailEnvelope, out bool complete)
+    {
+        ReadOnlySpan<byte> span = document.Span;
+        complete = false;
+        int resume = 0;
+        int at = open + 1;
+        while (true)
+        {
+            int quote = Significant(span, at);
+            if (quote < 0 || span[quote] != (byte)'"')
+            {
+                return resume;
+            }
+
+            int nameEnd = EndOfPlainString(span, quote);
+            int colon = nameEnd < 0 ? -1 : Significant(span, nameEnd + 1);
+            int value = colon < 0 || span[colon] != (byte)':' ? -1 : Significant(span, colon + 1);
+            if (value < 0)
+            {
+                return resume;
+            }
+
+            ref WrapperMember slot = ref members.Slot(span[(quote + 1)..nameEnd]);
+            bool known = !Unsafe.IsNullRef(ref slot);
+            int end;
+            switch (span[value])
+            {
+                case (byte)'"' when known && members.IsMessage(ref slot):
+                    try
+                    {
+                        slot = UnescapeMessage(span, value, settings, ref message, ref messageLength);
+                    }
+                    catch (Exception e) when (e is JsonException or InvalidOperationException)
+                    {
+                        return resume; // the reader reads the member again and fails as it would have
+                    }
+
+                    end = (int)(slot.Start + slot.Length);
+                    break;
+                case (byte)'"':
+                    end = EndOfPlainString(span, value) + 1;
+                    if (end == 0)
+                    {
+                        return resume;
+                    }
+
+                    if (known)
+                    {
+                        slot = new WrapperMember(JsonTokenType.String, value, end - value, IsEscaped: false);
+                    }
+
+                    break;
+                case (byte)'[':
+                    end = Significant(span, value + 1);
+                    if (end < 0 || span[end] != (byte)']')
+                    {
+                        return resume;
+                    }
+
+                    end++;
+                    if (known)
+                    {
+                        slot = new WrapperMember(JsonTokenType.StartArray, value, end - value);
+                    }
+
+                    break;
+                case (byte)'{' when detailReader is not null && known && members.IsDetail(ref slot):
+                    detailEnvelope = null; // a repeated member: the last one counts
+                    if (!TryReadDetailEnvelope(document, value, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    {
+                        return resume;
+                    }
+
+                    slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
+                    end = detailStart + detailLength;
+                    break;
+                default:
+                    return resume;
+            }
+
+            resume = end;
+            int next = Significant(span, end);
+            if (next < 0 || span[next] is not ((byte)',' or (byte)'}'))
+            {
+                return resume;
+            }
+
+            if (span[next] == (byte)'}')
+            {
+                complete = true;
+                return resume;
+            }
+
+            at = next + 1;
+        }
+    }
+
+    /// <summary>Unescapes the <c>Message</c> string whose opening quote is at <paramref name="quote"/> into a newly rented buffer, and returns where the string lies.</summary>
+    private static WrapperMember UnescapeMessage(ReadOnlySpan<byte> span, int quote, SerializerSettings settings, ref RentedBuffer message, ref int messageLength)
+    {
+        message.Dispose(); // a repeated member: the last one counts
+        message = settings.Rent(span.Length - quote);
+        messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
+        return new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
+    }
+
+    /// <summary>The index of the first byte from <paramref name="from"/> that is not JSON whitespace, or -1.</summary>
+    private static int Significant(ReadOnlySpan<byte> span, int from)
+    {
+        // Between tokens there is mostly no whitespace, or a little (a space, a line break and an indent): a loop,
+        // not a vectorized search, which costs more to set up than it saves here.
+        while ((uint)from < (uint)span.Length)
+        {
+            if (span[from] is not ((byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n'))
+            {
+                return from;
+            }
+
+            from++;
+        }
+
+        return -1;
+    }
+
+    /// <summary>The index of the closing quote of the string opened at <paramref name="quote"/>, or -1 when it holds an escape or a control character first (or never closes).</summary>
+    private static int EndOfPlainString(ReadOnlySpan<byte> span, int quote)
+    {
+        int length = span[(quote + 1)..].IndexOfAny(JsonStringUnescaper.RunEnds);
+        return length >= 0 && span[quote + 1 + length] == (byte)'"' ? quote + 1 + length : -1;
     }
 
     /// <summary>
@@ -197,6 +357,19 @@ internal static class WrapperClassifier
         }
 
         return e;
+    }
+
+    /// <summary>
+    /// The state of a reader that has just read a member of the top-level object (a string one: after any value,
+    /// what may follow is the same, a comma or the object's end).
+    /// </summary>
+    private static JsonReaderState AfterATopLevelMember(JsonReaderOptions options)
+    {
+        var member = new Utf8JsonReader("{\"\":\"\""u8, isFinalBlock: false, new JsonReaderState(options));
+        member.Read();
+        member.Read();
+        member.Read();
+        return member.CurrentState;
     }
 
     /// <summary>The state of a reader in the wrapper object that has just read a member's object value, from the state it had after the member's name.</summary>

@@ -21,8 +21,12 @@ internal struct WrapperMembers
     /// <summary>Gets the slot of the member the reader is on, or a null reference for any other member.</summary>
     [UnscopedRef]
     public ref WrapperMember Slot(ref Utf8JsonReader reader)
+        => ref Slot(reader.HasValueSequence || reader.ValueIsEscaped ? default : reader.ValueSpan);
+
+    /// <summary>Gets the slot of the member with the plain (unescaped) name <paramref name="name"/>, or a null reference for any other member.</summary>
+    [UnscopedRef]
+    public ref WrapperMember Slot(ReadOnlySpan<byte> name)
     {
-        ReadOnlySpan<byte> name = reader.HasValueSequence || reader.ValueIsEscaped ? default : reader.ValueSpan;
         switch (name.Length)
         {
             case 2 when name.SequenceEqual("id"u8): return ref Id;

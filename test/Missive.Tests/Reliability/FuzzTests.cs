@@ -39,6 +39,7 @@ public sealed class FuzzTests
     private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
     private static readonly InboundMessageReader Inbound = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
     private static readonly InboundMessageReader InboundWithoutInPlaceDetail = new(new ForwardingSerializerProvider(new EnvelopeSerializerProvider(Fast, Protobuf)), Map.Options);
+    private static readonly InboundMessageReader InboundWithoutHandScan = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options, scanWrappers: false);
 
     private readonly ITestOutputHelper _output;
 
@@ -93,14 +94,24 @@ public sealed class FuzzTests
             string body = Encoding.UTF8.GetString(input);
             Outcome inPlace = Try(() => Inbound.Read(new SqsMessage { Body = body }).Envelope);
 
-            // An EventBridge detail read where it lies must give what reading it on its own gives.
+            // An EventBridge detail read where it lies must give what reading it on its own gives, and a wrapper gone
+            // through by hand what a reader gives.
             Outcome apart = Try(() => InboundWithoutInPlaceDetail.Read(new SqsMessage { Body = body }).Envelope);
-            if (inPlace.Envelope is not null && apart.Envelope is not null
-                ? Written(inPlace.Envelope) != Written(apart.Envelope) || inPlace.Envelope.EventBridgeMetadata?.EventId != apart.Envelope.EventBridgeMetadata?.EventId
-                : (inPlace.Envelope is null) != (apart.Envelope is null) || inPlace.Error?.Reason != apart.Error?.Reason || inPlace.Error?.Message != apart.Error?.Message || inPlace.Error?.Position != apart.Error?.Position)
+            if (!Same(inPlace, apart))
             {
                 throw new InvalidOperationException($"Reading the detail in place changed the outcome (in place: {inPlace}, apart: {apart}).");
             }
+
+            Outcome byReader = Try(() => InboundWithoutHandScan.Read(new SqsMessage { Body = body }).Envelope);
+            if (!Same(inPlace, byReader))
+            {
+                throw new InvalidOperationException($"Going through the wrapper by hand changed the outcome (by hand: {inPlace}, by reader: {byReader}).");
+            }
+
+            static bool Same(Outcome a, Outcome b)
+                => a.Envelope is not null && b.Envelope is not null
+                    ? Written(a.Envelope) == Written(b.Envelope) && a.Envelope.EventBridgeMetadata?.EventId == b.Envelope.EventBridgeMetadata?.EventId && a.Envelope.SnsMetadata?.MessageId == b.Envelope.SnsMetadata?.MessageId
+                    : (a.Envelope is null) == (b.Envelope is null) && a.Error?.Reason == b.Error?.Reason && a.Error?.Message == b.Error?.Message && a.Error?.Position == b.Error?.Position;
         });
 
     private async Task RunAsync(string target, int defaultSeedBase, List<byte[]> corpus, Action<byte[]> check)

@@ -360,4 +360,81 @@ public sealed class InboundMessageReaderTests
         // What SNS adds is its metadata (the SnsMetadata object, its strings, the attribute dictionary): no copy of the envelope.
         Assert.True(sns - direct < 2048, $"SNS unwrapping allocated {sns - direct} B more than reading the raw envelope");
     }
+
+    /// <summary>
+    /// The wrapper's members are gone through by hand while they have the common shapes, and by a reader from the
+    /// first that does not. A reader without the hand scan must read every document the same, down to each error's
+    /// reason, message and position. The documents: notifications compact and pretty-printed, with attributes and
+    /// escapes, EventBridge events, each cut short at every byte and with every byte replaced by JSON's structural
+    /// characters.
+    /// </summary>
+    [Fact]
+    public void Read_WrapperGoneThroughByHand_ReadsAsTheReaderDoes_AtEveryCutAndEveryReplacedByte()
+    {
+        using var serializer = TestSerializers.Fast();
+        string envelope = serializer.SerializeToString(Orders.Envelope(1));
+        string message = JsonSerializer.Serialize(envelope, new JsonSerializerOptions { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping });
+        string[] documents =
+        [
+            FormatsNotification,
+            "{\"Type\":\"Notification\",\"MessageId\":\"m-1\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:t\",\"Message\":" + message + ",\"Timestamp\":\"2025-11-03T14:27:09.530Z\",\"UnsubscribeURL\":\"https:\\/\\/sns\\/x\"}",
+            "{\r\n\t\"Type\" :\"Notification\" , \"MessageId\":\"m-2\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:t\",\"Subject\":null,\"Message\" : " + message + " ,\"MessageAttributes\":{\"a\":{\"Type\":\"String\",\"Value\":\"v\"}}}",
+            EventBridgeBody("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ""","resources":[ ],"region":"eu-west-1","account":"1" """),
+            "{\"version\":\"0\",\"id\":\"eb-2\",\"detail-type\":\"t\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"resources\":[\"arn:r\"],\"detail\":" + message + "}",
+        ];
+
+        MessageTypeMap map = TestSerializers.Map();
+        var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
+        var byHand = new InboundMessageReader(serializers, map.Options);
+        var byReader = new InboundMessageReader(serializers, map.Options, scanWrappers: false);
+        int compared = 0, failed = 0;
+        foreach (string document in documents)
+        {
+            var variants = new List<string> { document };
+            for (int cut = 1; cut < document.Length; cut++)
+            {
+                variants.Add(document[..cut]);
+                foreach (char replacement in " \n\"\\,:{}[]0x")
+                {
+                    variants.Add(string.Concat(document.AsSpan(0, cut), replacement.ToString(), document.AsSpan(cut + 1)));
+                }
+            }
+
+            foreach (string variant in variants)
+            {
+                string expected = Outcome(byReader, serializer, variant), actual = Outcome(byHand, serializer, variant);
+                if (expected != actual)
+                {
+                    Assert.Fail($"{variant}\nby hand:   {actual}\nby reader: {expected}");
+                }
+
+                compared++;
+                failed += actual.StartsWith("error", StringComparison.Ordinal) ? 1 : 0;
+            }
+        }
+
+        _output.WriteLine($"{compared} documents compared, {failed} of them errors");
+        Assert.True(failed > 1000 && compared - failed > 1000, $"{failed} of {compared} failed: both outcomes were exercised");
+
+        static string Outcome(InboundMessageReader reader, Utf8JsonEnvelopeSerializer serializer, string body)
+        {
+            try
+            {
+                InboundMessage inbound = reader.Read(new SqsMessage { Body = body });
+                if (inbound.Envelope is not { } e)
+                {
+                    return inbound.Kind.ToString();
+                }
+
+                var written = new System.Buffers.ArrayBufferWriter<byte>();
+                serializer.SerializeBatch(written, [e]);
+                return $"{inbound.Kind} {Encoding.UTF8.GetString(written.WrittenSpan)} {e.SnsMetadata?.MessageId} {e.SnsMetadata?.TopicArn} {e.SnsMetadata?.Subject} {e.SnsMetadata?.Timestamp} {e.SnsMetadata?.UnsubscribeUrl} {e.SnsMetadata?.MessageAttributes.Count} "
+                    + $"{e.EventBridgeMetadata?.EventId} {e.EventBridgeMetadata?.DetailType} {e.EventBridgeMetadata?.Source} {e.EventBridgeMetadata?.Region} {e.EventBridgeMetadata?.Account} {e.EventBridgeMetadata?.Time} {string.Join('|', e.EventBridgeMetadata?.Resources ?? [])}";
+            }
+            catch (InvalidEnvelopeException e)
+            {
+                return $"error {e.Reason} {e.Position} {e.Message}";
+            }
+        }
+    }
 }
