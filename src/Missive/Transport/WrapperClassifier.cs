@@ -19,11 +19,14 @@ namespace Missive.Transport;
 /// attribute name (SNS notifications start with <c>Type</c>, EventBridge events with <c>version</c>), is
 /// taken as raw at once, so raw envelopes are not scanned twice.</item>
 /// </list>
+/// <para>The members are gone through by hand while they have the shapes SNS and EventBridge write (a plain name,
+/// then a string without escapes, the <c>Message</c> string, an empty array or a <c>detail</c> read in place), and
+/// by a <see cref="Utf8JsonReader"/> from the first member that does not, so every error is the reader's.</para>
 /// <para>A string <c>Message</c> member is validated and unescaped into a rented buffer in one pass
-/// (<see cref="JsonStringUnescaper"/>), and the reader restarts after it, so the bytes of an SNS
-/// notification's envelope are read once before the envelope itself.</para>
+/// (<see cref="JsonStringUnescaper"/>), and the reader (if one is reading) restarts after it, so the bytes of an
+/// SNS notification's envelope are read once before the envelope itself.</para>
 /// <para>Given a reader for it, an object <c>detail</c> whose first member is a CloudEvents attribute is read
-/// as the envelope where it lies, and the reader restarts after it, so the detail is not tokenized once to
+/// as the envelope where it lies, and the reading goes on after it, so the detail is not tokenized once to
 /// skip it and again to read it. If that read fails for any reason the detail is skipped as before, and the
 /// envelope is read (and its error reported) the ordinary way once the shape is known.</para>
 /// </remarks>
@@ -37,8 +40,9 @@ internal static class WrapperClassifier
     ];
 
     /// <summary>
-    /// Classifies <paramref name="document"/>, its members gone through by hand first when <paramref name="scan"/> says so; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any,
-    /// and <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
+    /// Classifies <paramref name="document"/>, going through its members by hand first when <paramref name="scan"/>
+    /// says so; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any, and
+    /// <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
     /// </summary>
     public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, bool scan, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out MessageEnvelope? detailEnvelope)
     {
