@@ -60,7 +60,7 @@ internal static class EnvelopeFormatDetector
             source = source[3..];
         }
 
-        int first = source.IndexOfAnyExcept(" \t\r\n"u8);
+        int first = JsonWhitespace.Skip(source, 0);
         return first >= 0 && StartsJson(source[first]) ? EnvelopeFormat.Json : EnvelopeFormat.Protobuf;
     }
 

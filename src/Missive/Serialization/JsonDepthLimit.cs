@@ -32,9 +32,8 @@ internal static class JsonDepthLimit
             return false;
         }
 
-        ReadOnlySpan<byte> rest = source[(int)reader.BytesConsumed..];
-        int next = rest.IndexOfAnyExcept(" \t\r\n"u8);
-        return next >= 0 && Opens(rest[next]);
+        int next = JsonWhitespace.Skip(source, (int)reader.BytesConsumed);
+        return next >= 0 && Opens(source[next]);
     }
 
     /// <summary>The last token read opened a container at the deepest level allowed.</summary>

@@ -50,7 +50,7 @@ internal static class WrapperClassifier
         messageLength = 0;
         detailEnvelope = null;
         ReadOnlySpan<byte> span = document.Span;
-        int significant = span.IndexOfAnyExcept(" \t\r\n"u8);
+        int significant = JsonWhitespace.Skip(span, 0);
         if (significant < 0 || span[significant] != (byte)'{')
         {
             return WrapperShape.Raw; // not a JSON object: base64 protobuf, or input the serializer will name the problem of
@@ -128,10 +128,8 @@ internal static class WrapperClassifier
                 ref WrapperMember slot = ref members.Slot(ref reader);
                 if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
                 {
-                    int afterColon = offset + (int)reader.BytesConsumed; // the reader consumed the name's colon
-                    int gap = span[afterColon..].IndexOfAnyExcept(" \t\r\n"u8);
-                    int quote = afterColon + gap;
-                    if (gap >= 0 && span[quote] == (byte)'"')
+                    int quote = JsonWhitespace.Skip(span, offset + (int)reader.BytesConsumed); // the reader consumed the name's colon
+                    if (quote >= 0 && span[quote] == (byte)'"')
                     {
                         // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
                         slot = UnescapeMessage(span, quote, settings, ref message, ref messageLength);
@@ -196,15 +194,15 @@ internal static class WrapperClassifier
         int at = open + 1;
         while (true)
         {
-            int quote = Significant(span, at);
+            int quote = JsonWhitespace.Skip(span, at);
             if (quote < 0 || span[quote] != (byte)'"')
             {
                 return resume;
             }
 
             int nameEnd = EndOfPlainString(span, quote);
-            int colon = nameEnd < 0 ? -1 : Significant(span, nameEnd + 1);
-            int value = colon < 0 || span[colon] != (byte)':' ? -1 : Significant(span, colon + 1);
+            int colon = nameEnd < 0 ? -1 : JsonWhitespace.Skip(span, nameEnd + 1);
+            int value = colon < 0 || span[colon] != (byte)':' ? -1 : JsonWhitespace.Skip(span, colon + 1);
             if (value < 0)
             {
                 return resume;
@@ -241,7 +239,7 @@ internal static class WrapperClassifier
 
                     break;
                 case (byte)'[':
-                    end = Significant(span, value + 1);
+                    end = JsonWhitespace.Skip(span, value + 1);
                     if (end < 0 || span[end] != (byte)']')
                     {
                         return resume;
@@ -269,7 +267,7 @@ internal static class WrapperClassifier
             }
 
             resume = end;
-            int next = Significant(span, end);
+            int next = JsonWhitespace.Skip(span, end);
             if (next < 0 || span[next] is not ((byte)',' or (byte)'}'))
             {
                 return resume;
@@ -294,24 +292,6 @@ internal static class WrapperClassifier
         return new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
     }
 
-    /// <summary>The index of the first byte from <paramref name="from"/> that is not JSON whitespace, or -1.</summary>
-    private static int Significant(ReadOnlySpan<byte> span, int from)
-    {
-        // Between tokens there is mostly no whitespace, or a little (a space, a line break and an indent): a loop,
-        // not a vectorized search, which costs more to set up than it saves here.
-        while ((uint)from < (uint)span.Length)
-        {
-            if (span[from] is not ((byte)' ' or (byte)'\t' or (byte)'\r' or (byte)'\n'))
-            {
-                return from;
-            }
-
-            from++;
-        }
-
-        return -1;
-    }
-
     /// <summary>The index of the closing quote of the string opened at <paramref name="quote"/>, or -1 when it holds an escape or a control character first (or never closes).</summary>
     private static int EndOfPlainString(ReadOnlySpan<byte> span, int quote)
     {
@@ -328,10 +308,9 @@ internal static class WrapperClassifier
     /// </summary>
     private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out int start, out int length)
     {
-        ReadOnlySpan<byte> rest = document.Span[afterColon..];
-        int gap = rest.IndexOfAnyExcept(" \t\r\n"u8);
-        start = afterColon + gap;
-        if (gap < 0 || rest[gap] != (byte)'{' || !StartsWithCloudEventsMember(rest[(gap + 1)..]))
+        ReadOnlySpan<byte> span = document.Span;
+        start = JsonWhitespace.Skip(span, afterColon);
+        if (start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
         {
             envelope = null;
             start = length = 0;
@@ -399,7 +378,7 @@ internal static class WrapperClassifier
     /// </summary>
     private static bool StartsWithCloudEventsMember(ReadOnlySpan<byte> content)
     {
-        int quote = content.IndexOfAnyExcept(" \t\r\n"u8);
+        int quote = JsonWhitespace.Skip(content, 0);
         if (quote < 0 || content[quote] != (byte)'"')
         {
             return false;
@@ -413,8 +392,8 @@ internal static class WrapperClassifier
         }
 
         ReadOnlySpan<byte> name = rest[..end];
-        int colon = end + 1 + rest[(end + 1)..].IndexOfAnyExcept(" \t\r\n"u8);
-        if (colon <= end || rest[colon] != (byte)':')
+        int colon = JsonWhitespace.Skip(rest, end + 1);
+        if (colon < 0 || rest[colon] != (byte)':')
         {
             return false;
         }
