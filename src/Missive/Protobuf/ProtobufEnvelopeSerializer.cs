@@ -6,8 +6,8 @@ namespace Missive.Protobuf;
 
 /// <summary>
 /// The CloudEvents protobuf format (<c>io.cloudevents.v1.CloudEvent</c>), written by hand into the
-/// caller's <see cref="IBufferWriter{T}"/> and read from a <see cref="ReadOnlySequence{T}"/>, with no
-/// intermediate message objects.
+/// caller's <see cref="IBufferWriter{T}"/> and read from a <see cref="ReadOnlySequence{T}"/> (a multi-segment one
+/// copied into one rented buffer first), with no intermediate message objects.
 /// </summary>
 /// <remarks>
 /// <para>Encode rules (canonical: the bytes Google.Protobuf writes for the same event and attribute order):</para>

@@ -94,6 +94,6 @@ internal static class WrapperJson
             return null;
         }
 
-        return Rfc3339.TryParse(member.ValueIn(document)[1..^1], out DateTimeOffset value) ? value : null;
+        return Rfc3339.TryParse(Content(document, member), out DateTimeOffset value) ? value : null;
     }
 }
