@@ -12,15 +12,16 @@ using System.Text.Unicode;
 namespace Missive.Transport;
 
 /// <summary>
-/// Finds the end of a JSON string and unescapes it in the same pass: the bytes between escapes are found with a
-/// vectorized search and copied in bulk. It rejects what <see cref="Utf8JsonReader"/> would reject in the token
+/// Finds the end of a JSON string and unescapes it in the same pass, block by block: a block of plain bytes is
+/// copied whole, a block whose escapes all drop a backslash is stored without them by byte shuffles, and anything
+/// else goes escape by escape with a vectorized search for the next one. It rejects what <see cref="Utf8JsonReader"/> would reject in the token
 /// (a control character, an unknown escape, a short <c>\u</c>, no closing quote) with a <see cref="JsonException"/>,
 /// and what <see cref="Utf8JsonReader.CopyString(Span{byte})"/> would (a lone surrogate escape, invalid UTF-8)
 /// with an <see cref="InvalidOperationException"/>.
 /// </summary>
 internal static class JsonStringUnescaper
 {
-    /// <summary>The bytes that end a run of plain string content: quote, backslash, and the control characters.</summary>
+    /// <summary>The bytes that end a run of plain string content: quote, backslash, and the control characters (the wrapper scan ends plain strings with them too).</summary>
     internal static readonly SearchValues<byte> RunEnds = SearchValues.Create(
         "\"\\\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000A\u000B\u000C\u000D\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F"u8);
 
@@ -37,7 +38,7 @@ internal static class JsonStringUnescaper
     {
         if ((uint)start > (uint)source.Length || destination.Length < source.Length - start)
         {
-            throw new ArgumentException("The destination must hold the rest of the source.", nameof(destination));
+            throw new ArgumentException("The start must lie in the source, and the destination must hold the rest of it.", nameof(destination));
         }
 
         int read = start;
