@@ -141,12 +141,12 @@ internal static class WrapperClassifier
 
                 if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
                 {
-                    detailEnvelope = null; // a repeated member: the last one counts
-                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    // A repeated member: the last one counts, so an envelope read in an earlier detail is dropped.
+                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out WrapperMember detail))
                     {
                         // The envelope in an object detail is read where it lies, and the reader goes on after it.
-                        slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
-                        offset = detailStart + detailLength;
+                        slot = detail;
+                        offset = (int)(detail.Start + detail.Length);
                         reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAnObjectValue(reader.CurrentState));
                         continue;
                     }
@@ -253,14 +253,14 @@ internal static class WrapperClassifier
 
                     break;
                 case (byte)'{' when detailReader is not null && known && members.IsDetail(ref slot):
-                    detailEnvelope = null; // a repeated member: the last one counts
-                    if (!TryReadDetailEnvelope(document, value, detailReader, out detailEnvelope, out int detailStart, out int detailLength))
+                    // A repeated member: the last one counts, so an envelope read in an earlier detail is dropped.
+                    if (!TryReadDetailEnvelope(document, value, detailReader, out detailEnvelope, out WrapperMember detail))
                     {
                         return resume;
                     }
 
-                    slot = new WrapperMember(JsonTokenType.StartObject, detailStart, detailLength);
-                    end = detailStart + detailLength;
+                    slot = detail;
+                    end = (int)(detail.Start + detail.Length);
                     break;
                 default:
                     return resume;
@@ -304,20 +304,18 @@ internal static class WrapperClassifier
     /// whose first member is a CloudEvents attribute with a plain name, which is when the detail would be read as a
     /// raw envelope (an escaped name leaves the detail to the ordinary read, which gives the same envelope).
     /// <paramref name="afterColon"/> is where the detail's value may start in <paramref name="document"/>;
-    /// <paramref name="start"/> and <paramref name="length"/> locate the object.
+    /// <paramref name="detail"/> receives where the object lies, as <see cref="UnescapeMessage"/> gives the Message's.
     /// </summary>
-    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out int start, out int length)
+    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out WrapperMember detail)
     {
         ReadOnlySpan<byte> span = document.Span;
-        start = JsonWhitespace.Skip(span, afterColon);
-        if (start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
-        {
-            envelope = null;
-            start = length = 0;
-            return false;
-        }
-
-        return detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
+        int start = JsonWhitespace.Skip(span, afterColon);
+        int length = 0;
+        envelope = null;
+        bool read = start >= 0 && span[start] == (byte)'{' && StartsWithCloudEventsMember(span[(start + 1)..])
+            && detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
+        detail = read ? new WrapperMember(JsonTokenType.StartObject, start, length) : default;
+        return read;
     }
 
     /// <summary>
