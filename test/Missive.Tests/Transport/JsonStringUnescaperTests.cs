@@ -118,14 +118,16 @@ public sealed class JsonStringUnescaperTests
     public void BackslashRuns_OfEveryLength_AtEveryOffsetInABlock_MatchSystemTextJson()
     {
         // A run of backslashes escapes its first, third, fifth... byte; an odd run also escapes what follows it.
+        // The offsets go through two 64-byte blocks (and so eight 16-byte ones), and the text after the run is
+        // long enough for the wide blocks to be tried at every offset.
         int accepted = 0, rejected = 0;
         for (int run = 1; run <= 7; run++)
         {
-            for (int offset = 0; offset < 40; offset++)
+            for (int offset = 0; offset < 130; offset++)
             {
                 foreach (string after in new[] { "\"", "/", "\\\"x", "n", "u00E9", "x", "\t" })
                 {
-                    string text = "\"" + new string('a', offset) + new string('\\', run) + after + new string('b', 40) + "\\/\",1";
+                    string text = "\"" + new string('a', offset) + new string('\\', run) + after + new string('b', 140) + "\\/\",1";
                     if (AssertSameAsReader(Encoding.UTF8.GetBytes(text)))
                     {
                         accepted++;
@@ -138,7 +140,7 @@ public sealed class JsonStringUnescaperTests
             }
         }
 
-        Assert.True(accepted > 400 && rejected > 400, $"{accepted} accepted, {rejected} rejected: both outcomes were exercised");
+        Assert.True(accepted > 1_000 && rejected > 1_000, $"{accepted} accepted, {rejected} rejected: both outcomes were exercised");
     }
 
     [Fact]
@@ -149,26 +151,30 @@ public sealed class JsonStringUnescaperTests
     private static bool AssertSameAsReader(byte[] json)
     {
         (Type? expectedError, byte[]? expected, int expectedEnd) = ReadWithSystemTextJson(json);
-        Type? error = null;
-        byte[]? actual = null;
-        int end = -1;
-        try
+        // Both ways where the hardware has 64-byte blocks: with them, and with 16-byte blocks only.
+        foreach (bool wideBlocks in JsonStringUnescaper.WideBlocksSupported ? [true, false] : new[] { false })
         {
-            byte[] destination = new byte[json.Length];
-            int length = JsonStringUnescaper.Unescape(json, 1, destination, out end);
-            actual = destination[..length];
-        }
-        catch (Exception e) when (e is JsonException or InvalidOperationException)
-        {
-            error = e is JsonException ? typeof(JsonException) : typeof(InvalidOperationException);
-        }
+            Type? error = null;
+            byte[]? actual = null;
+            int end = -1;
+            try
+            {
+                byte[] destination = new byte[json.Length];
+                int length = JsonStringUnescaper.Unescape(json, 1, destination, out end, wideBlocks);
+                actual = destination[..length];
+            }
+            catch (Exception e) when (e is JsonException or InvalidOperationException)
+            {
+                error = e is JsonException ? typeof(JsonException) : typeof(InvalidOperationException);
+            }
 
-        string input = Convert.ToHexString(json);
-        Assert.True(expectedError == error, $"{input}: System.Text.Json {expectedError?.Name ?? "accepts"}, Missive {error?.Name ?? "accepts"}");
-        if (expected is not null)
-        {
-            Assert.Equal(expected, actual);
-            Assert.Equal(expectedEnd, end);
+            string input = Convert.ToHexString(json);
+            Assert.True(expectedError == error, $"{input} ({(wideBlocks ? "64" : "16")}-byte blocks): System.Text.Json {expectedError?.Name ?? "accepts"}, Missive {error?.Name ?? "accepts"}");
+            if (expected is not null)
+            {
+                Assert.Equal(expected, actual);
+                Assert.Equal(expectedEnd, end);
+            }
         }
 
         return expected is not null;
