@@ -295,7 +295,7 @@ internal static class WrapperClassifier
     /// <summary>The index of the closing quote of the string opened at <paramref name="quote"/>, or -1 when it holds an escape or a control character first (or never closes).</summary>
     private static int EndOfPlainString(ReadOnlySpan<byte> span, int quote)
     {
-        int length = span[(quote + 1)..].IndexOfAny(JsonStringUnescaper.RunEnds);
+        int length = JsonStringUnescaper.IndexOfRunEnd(span[(quote + 1)..]);
         return length >= 0 && span[quote + 1 + length] == (byte)'"' ? quote + 1 + length : -1;
     }
 
