@@ -1,4 +1,5 @@
 using System;
+using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Text.Json;
 using Missive.Serialization;
@@ -122,17 +123,10 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.Type, "a string", position);
         }
 
-        // Look the identifier up as UTF-16 on the stack: the envelope then shares the registered
-        // identifier string and reading the type allocates nothing.
-        long rawLength = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
-        if (rawLength <= ScratchSize && !reader.HasValueSequence && !reader.ValueIsEscaped)
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped && TryFindRegisteredType(reader.ValueSpan, out MessageTypeInfo? found))
         {
-            Span<char> chars = stackalloc char[ScratchSize];
-            if (Encoding.UTF8.TryGetChars(reader.ValueSpan, chars, out int count) && MessageTypes.TryGet(chars[..count], out MessageTypeInfo? found))
-            {
-                identifier = found.Identifier;
-                return found;
-            }
+            identifier = found.Identifier;
+            return found;
         }
 
         string type = CheckedString(ref reader, CloudEventAttributeNames.Type);
@@ -143,6 +137,17 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
         identifier = type;
         return MessageTypes.Resolve(type, Settings.LogMessageContent, position);
+    }
+
+    /// <summary>
+    /// Looks a type identifier (unescaped UTF-8) up among the registered types, as UTF-16 on the stack: the envelope
+    /// then shares the registered identifier string and reading the type allocates nothing.
+    /// </summary>
+    private bool TryFindRegisteredType(ReadOnlySpan<byte> utf8, [NotNullWhen(true)] out MessageTypeInfo? info)
+    {
+        Span<char> chars = stackalloc char[ScratchSize];
+        info = null;
+        return utf8.Length <= ScratchSize && Encoding.UTF8.TryGetChars(utf8, chars, out int count) && MessageTypes.TryGet(chars[..count], out info);
     }
 
     private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, ref Scratch scratch)

@@ -23,6 +23,11 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
     private protected override MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source)
     {
+        if (source.IsSingleSegment && TryReadCommon(source.FirstSpan, leading: false, out _) is { } common)
+        {
+            return common;
+        }
+
         var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
         try
         {
@@ -95,6 +100,12 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     /// <inheritdoc />
     internal override bool TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
     {
+        envelope = TryReadCommon(document.Span, leading: true, out length);
+        if (envelope is not null && length <= Settings.MaxEnvelopeSize)
+        {
+            return true;
+        }
+
         var source = new ReadOnlySequence<byte>(document);
         var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
         try

@@ -9,6 +9,7 @@ using System.Runtime.Intrinsics.X86;
 using System.Text;
 using System.Text.Json;
 using System.Text.Unicode;
+using Missive.Serialization;
 
 namespace Missive.Transport;
 
@@ -23,45 +24,6 @@ namespace Missive.Transport;
 /// </summary>
 internal static class JsonStringUnescaper
 {
-    /// <summary>The bytes that end a run of plain string content: quote, backslash, and the control characters (the wrapper scan ends plain strings with them too).</summary>
-    internal static readonly SearchValues<byte> RunEnds = SearchValues.Create(
-        "\"\\\u0000\u0001\u0002\u0003\u0004\u0005\u0006\u0007\u0008\u0009\u000A\u000B\u000C\u000D\u000E\u000F\u0010\u0011\u0012\u0013\u0014\u0015\u0016\u0017\u0018\u0019\u001A\u001B\u001C\u001D\u001E\u001F"u8);
-
-    /// <summary>
-    /// The index of the first <see cref="RunEnds"/> byte in <paramref name="span"/>, or -1. Strings in wrappers are
-    /// mostly short, so 32-byte blocks are compared directly (the last one overlapping the one before), without the
-    /// set-up of a general search.
-    /// </summary>
-    internal static int IndexOfRunEnd(ReadOnlySpan<byte> span)
-    {
-        const int width = 32;
-        if (!Vector256.IsHardwareAccelerated || span.Length < width)
-        {
-            return span.IndexOfAny(RunEnds);
-        }
-
-        ref byte start = ref MemoryMarshal.GetReference(span);
-        int last = span.Length - width;
-        for (int at = 0; ; at += width)
-        {
-            // Past the last whole block, the final load ends at the span's end; the bytes it shares with the block
-            // before were already looked at and are shifted out.
-            int load = Math.Min(at, last);
-            Vector256<byte> block = Vector256.LoadUnsafe(ref start, (nuint)load);
-            uint found = (Vector256.Equals(block, Vector256.Create((byte)'"')) | Vector256.Equals(block, Vector256.Create((byte)'\\'))
-                | Vector256.LessThan(block, Vector256.Create((byte)0x20))).ExtractMostSignificantBits() >> (at - load);
-            if (found != 0)
-            {
-                return at + BitOperations.TrailingZeroCount(found);
-            }
-
-            if (at >= last)
-            {
-                return -1;
-            }
-        }
-    }
-
     /// <summary>
     /// Unescapes the string whose content starts at <paramref name="start"/> (just after its opening quote) into
     /// <paramref name="destination"/>, which must hold at least the rest of <paramref name="source"/>.
@@ -368,7 +330,7 @@ internal static class JsonStringUnescaper
     /// </summary>
     private static int RunLength(ReadOnlySpan<byte> source, int read, Span<byte> destination, int written)
     {
-        int run = IndexOfRunEnd(source[read..]);
+        int run = JsonPlainString.IndexOfRunEnd(source[read..]);
         if (run > 0)
         {
             source.Slice(read, run).CopyTo(destination[written..]);

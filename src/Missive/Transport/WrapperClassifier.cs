@@ -200,7 +200,7 @@ internal static class WrapperClassifier
                 return resume;
             }
 
-            int nameEnd = EndOfPlainString(span, quote);
+            int nameEnd = JsonPlainString.End(span, quote);
             int colon = nameEnd < 0 ? -1 : JsonWhitespace.Skip(span, nameEnd + 1);
             int value = colon < 0 || span[colon] != (byte)':' ? -1 : JsonWhitespace.Skip(span, colon + 1);
             if (value < 0)
@@ -226,7 +226,7 @@ internal static class WrapperClassifier
                     end = (int)(slot.Start + slot.Length);
                     break;
                 case (byte)'"':
-                    end = EndOfPlainString(span, value) + 1;
+                    end = JsonPlainString.End(span, value) + 1;
                     if (end == 0)
                     {
                         return resume;
@@ -290,13 +290,6 @@ internal static class WrapperClassifier
         message = settings.Rent(span.Length - quote);
         messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
         return new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
-    }
-
-    /// <summary>The index of the closing quote of the string opened at <paramref name="quote"/>, or -1 when it holds an escape or a control character first (or never closes).</summary>
-    private static int EndOfPlainString(ReadOnlySpan<byte> span, int quote)
-    {
-        int length = JsonStringUnescaper.IndexOfRunEnd(span[(quote + 1)..]);
-        return length >= 0 && span[quote + 1 + length] == (byte)'"' ? quote + 1 + length : -1;
     }
 
     /// <summary>

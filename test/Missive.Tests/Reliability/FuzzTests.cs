@@ -36,6 +36,7 @@ public sealed class FuzzTests
     private static readonly MessageTypeMap Map = TestSerializers.Map(EnvelopeCorpus.Options(o => o.BufferPool = Pool));
     private static readonly StandardJsonEnvelopeSerializer Standard = new(Map);
     private static readonly Utf8JsonEnvelopeSerializer Fast = new(Map);
+    private static readonly Utf8JsonEnvelopeSerializer FastByReader = new(Map) { ReadsCommonShapeByHand = false };
     private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
     private static readonly InboundMessageReader Inbound = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
     private static readonly InboundMessageReader InboundWithoutInPlaceDetail = new(new ForwardingSerializerProvider(new EnvelopeSerializerProvider(Fast, Protobuf)), Map.Options);
@@ -63,6 +64,13 @@ public sealed class FuzzTests
             else if ((fast.Envelope is null) != (standard.Envelope is null))
             {
                 throw new InvalidOperationException($"Only one JSON serializer accepted the input (fast: {fast}, standard: {standard}).");
+            }
+
+            // An envelope read by hand must read as the reader reads it.
+            Outcome byReader = Try(() => FastByReader.Deserialize(new ReadOnlySequence<byte>(input)));
+            if (!Same(fast, byReader))
+            {
+                throw new InvalidOperationException($"Reading the envelope by hand changed the outcome (by hand: {fast}, by reader: {byReader}).");
             }
 
             // Multi-segment input must behave as contiguous input.
@@ -107,12 +115,13 @@ public sealed class FuzzTests
             {
                 throw new InvalidOperationException($"Going through the wrapper by hand changed the outcome (by hand: {inPlace}, by reader: {byReader}).");
             }
-
-            static bool Same(Outcome a, Outcome b)
-                => a.Envelope is not null && b.Envelope is not null
-                    ? Written(a.Envelope) == Written(b.Envelope) && a.Envelope.EventBridgeMetadata?.EventId == b.Envelope.EventBridgeMetadata?.EventId && a.Envelope.SnsMetadata?.MessageId == b.Envelope.SnsMetadata?.MessageId
-                    : (a.Envelope is null) == (b.Envelope is null) && a.Error?.Reason == b.Error?.Reason && a.Error?.Message == b.Error?.Message && a.Error?.Position == b.Error?.Position;
         });
+
+    /// <summary>The same envelope (as written, with its wrapper ids), or the same error (reason, message and position).</summary>
+    private static bool Same(Outcome a, Outcome b)
+        => a.Envelope is not null && b.Envelope is not null
+            ? Written(a.Envelope) == Written(b.Envelope) && a.Envelope.EventBridgeMetadata?.EventId == b.Envelope.EventBridgeMetadata?.EventId && a.Envelope.SnsMetadata?.MessageId == b.Envelope.SnsMetadata?.MessageId
+            : (a.Envelope is null) == (b.Envelope is null) && a.Error?.Reason == b.Error?.Reason && a.Error?.Message == b.Error?.Message && a.Error?.Position == b.Error?.Position;
 
     private async Task RunAsync(string target, int defaultSeedBase, List<byte[]> corpus, Action<byte[]> check)
     {

@@ -1,0 +1,221 @@
+using System;
+using System.Text;
+using System.Text.Json;
+using Missive.Serialization;
+
+namespace Missive.Json;
+
+/// <summary>
+/// Reading an envelope of the shape producers write without a <see cref="Utf8JsonReader"/> token per attribute: the
+/// members are gone through by hand, and only the data is read by a reader, as a value of its own.
+/// </summary>
+/// <remarks>
+/// The common shape: plain member names; attribute values that are strings without escapes (<c>specversion</c>
+/// <c>1.0</c>, a registered <c>type</c>, a valid <c>time</c>, string extensions not declared of another type); and
+/// <c>data</c> after <c>type</c>. At anything else (an escape, a <c>null</c>, a number, <c>data_base64</c>, data before
+/// the type, an unregistered type, a limit reached, an invalid value, any failure of the data) nothing is kept, and
+/// the reader goes through the whole envelope from its start: every error, and every envelope of another shape, is
+/// the reader's. Data that fails is so read twice.
+/// </remarks>
+public sealed partial class Utf8JsonEnvelopeSerializer
+{
+    /// <summary>Decodes attribute strings, refusing invalid UTF-8 as the reader does.</summary>
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    /// <summary>Whether envelopes of the common shape are read by hand (tests turn it off to compare with the reader).</summary>
+    internal bool ReadsCommonShapeByHand { get; init; } = true;
+
+    /// <summary>The reader options for data read on its own: one level less deep, as the envelope's object is not around it.</summary>
+    private JsonReaderOptions DataReaderOptions => Settings.JsonReaderOptions with { MaxDepth = Settings.MaxJsonDepth - 1 };
+
+    /// <summary>
+    /// Reads the envelope in <paramref name="json"/> when it has the common shape, or returns <c>null</c>.
+    /// With <paramref name="leading"/>, the envelope may be followed by anything, and <paramref name="length"/>
+    /// receives where its object ends; otherwise only whitespace may follow it.
+    /// </summary>
+    private MessageEnvelope? TryReadCommon(ReadOnlySpan<byte> json, bool leading, out int length)
+    {
+        length = 0;
+        if (!ReadsCommonShapeByHand)
+        {
+            return null;
+        }
+
+        try
+        {
+            return ReadCommon(json, leading, out length);
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            // The data, a decoding or the validation failed: the reader reads it all again and reports it.
+            return null;
+        }
+    }
+
+    private MessageEnvelope? ReadCommon(ReadOnlySpan<byte> json, bool leading, out int length)
+    {
+        length = 0;
+        int objectStart = JsonWhitespace.Skip(json, 0);
+        if (objectStart < 0 || json[objectStart] != (byte)'{')
+        {
+            return null;
+        }
+
+        CloudEventAttribute seen = CloudEventAttribute.None;
+        string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
+        DateTimeOffset? time = null;
+        MessageTypeInfo? info = null;
+        MessageEnvelope? envelope = null;
+        ExtensionAttributeCollection? extensions = null;
+        bool newStrings = false;
+        int at = objectStart + 1;
+        while (true)
+        {
+            int quote = JsonWhitespace.Skip(json, at);
+            int nameEnd = quote < 0 || json[quote] != (byte)'"' ? -1 : JsonPlainString.End(json, quote);
+            int colon = nameEnd < 0 ? -1 : JsonWhitespace.Skip(json, nameEnd + 1);
+            int value = colon < 0 || json[colon] != (byte)':' ? -1 : JsonWhitespace.Skip(json, colon + 1);
+            if (value < 0)
+            {
+                return null;
+            }
+
+            ReadOnlySpan<byte> name = json[(quote + 1)..nameEnd];
+            CloudEventAttribute attribute = CloudEventAttributeNames.Classify(name);
+            if (attribute == CloudEventAttribute.Extension)
+            {
+                if (name.Length > Settings.MaxAttributeNameLength || !CloudEventRules.IsValidAttributeName(name))
+                {
+                    return null;
+                }
+            }
+            else if ((seen & attribute) != 0)
+            {
+                return null;
+            }
+
+            seen |= attribute;
+            int end;
+            if (attribute == CloudEventAttribute.Data)
+            {
+                if (envelope is null || json[value] == (byte)'n')
+                {
+                    return null; // data before the type, or null data
+                }
+
+                var reader = new Utf8JsonReader(json[value..], isFinalBlock: true, new JsonReaderState(DataReaderOptions));
+                reader.Read();
+                info!.ReadJsonData(envelope, ref reader);
+                end = value + (int)reader.BytesConsumed;
+            }
+            else
+            {
+                int closingQuote = json[value] != (byte)'"' ? -1 : JsonPlainString.End(json, value);
+                if (closingQuote < 0 || closingQuote - value - 1 > Settings.MaxAttributeValueLength)
+                {
+                    return null;
+                }
+
+                ReadOnlySpan<byte> text = json[(value + 1)..closingQuote];
+                switch (attribute)
+                {
+                    case CloudEventAttribute.Id:
+                        id = StrictUtf8.GetString(text);
+                        break;
+                    case CloudEventAttribute.Source:
+                        eventSource = Settings.Strings.Find(text);
+                        if (eventSource is null)
+                        {
+                            eventSource = StrictUtf8.GetString(text);
+                            newStrings = true;
+                        }
+
+                        break;
+                    case CloudEventAttribute.SpecVersion when text.SequenceEqual(CloudEventRules.SpecVersion10Utf8):
+                        break;
+                    case CloudEventAttribute.Type when TryFindRegisteredType(text, out info):
+                        envelope = info.CreateEnvelope();
+                        break;
+                    case CloudEventAttribute.Time when Rfc3339.Parse(text, out DateTimeOffset parsed) == Rfc3339.Result.Valid:
+                        time = parsed;
+                        break;
+                    case CloudEventAttribute.DataContentType:
+                        contentType = text.SequenceEqual(ContentTypes.ApplicationJsonUtf8) ? ContentTypes.ApplicationJson : StrictUtf8.GetString(text);
+                        break;
+                    case CloudEventAttribute.DataSchema:
+                        schema = StrictUtf8.GetString(text);
+                        break;
+                    case CloudEventAttribute.Subject:
+                        subject = StrictUtf8.GetString(text);
+                        break;
+                    case CloudEventAttribute.Extension:
+                        if (!TryAddCommonExtension(ref extensions, name, text, ref newStrings))
+                        {
+                            return null;
+                        }
+
+                        break;
+                    default:
+                        return null; // data_base64, or a value the reader is to report
+                }
+
+                end = closingQuote + 1;
+            }
+
+            int next = JsonWhitespace.Skip(json, end);
+            if (next < 0)
+            {
+                return null;
+            }
+
+            if (json[next] == (byte)',')
+            {
+                at = next + 1;
+                continue;
+            }
+
+            if (json[next] != (byte)'}' || (!leading && JsonWhitespace.Skip(json, next + 1) >= 0))
+            {
+                return null;
+            }
+
+            length = next + 1;
+            break;
+        }
+
+        if (envelope is null || id is null || eventSource is null || (seen & CloudEventAttribute.SpecVersion) == 0)
+        {
+            return null;
+        }
+
+        envelope.SetAttributes(id, eventSource, info!.Identifier, time, contentType, schema, subject, extensions);
+        EnvelopeValidator.Validate(envelope, objectStart);
+        if (newStrings)
+        {
+            Settings.Strings.TryAddRecurring(envelope);
+        }
+
+        return envelope;
+    }
+
+    /// <summary>Adds a string extension, unless its name repeats, it is declared of another type, or there is no room.</summary>
+    private bool TryAddCommonExtension(ref ExtensionAttributeCollection? extensions, ReadOnlySpan<byte> name, ReadOnlySpan<byte> text, ref bool newStrings)
+    {
+        string? extensionName = Settings.Strings.Find(name);
+        if (extensionName is null)
+        {
+            extensionName = Encoding.UTF8.GetString(name); // a valid name is lower-case ASCII letters and digits
+            newStrings = true;
+        }
+
+        extensions ??= new ExtensionAttributeCollection();
+        if (extensions.Count == Settings.MaxExtensionAttributes || extensions.IndexOf(extensionName) >= 0
+            || (Settings.ExtensionAttributeTypes.Count > 0 && Settings.ExtensionAttributeTypes.TryGetValue(extensionName, out CloudEventAttributeType declared) && declared != CloudEventAttributeType.String))
+        {
+            return false;
+        }
+
+        extensions.AddTrusted(extensionName, CloudEventAttributeValue.FromString(StrictUtf8.GetString(text)));
+        return true;
+    }
+}
