@@ -26,7 +26,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     internal bool ReadsCommonShapeByHand { get; init; } = true;
 
     /// <summary>The reader options for data read on its own: one level less deep, as the envelope's object is not around it.</summary>
-    private JsonReaderOptions DataReaderOptions => Settings.JsonReaderOptions with { MaxDepth = Settings.MaxJsonDepth - 1 };
+    private readonly JsonReaderOptions _dataReaderOptions;
 
     /// <summary>
     /// Reads the envelope in <paramref name="json"/> when it has the common shape, or returns <c>null</c>.
@@ -93,8 +93,11 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             {
                 return null;
             }
+            else
+            {
+                seen |= attribute;
+            }
 
-            seen |= attribute;
             int end;
             if (attribute == CloudEventAttribute.Data)
             {
@@ -103,7 +106,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                     return null; // data before the type, or null data
                 }
 
-                var reader = new Utf8JsonReader(json[value..], isFinalBlock: true, new JsonReaderState(DataReaderOptions));
+                var reader = new Utf8JsonReader(json[value..], isFinalBlock: true, new JsonReaderState(_dataReaderOptions));
                 reader.Read();
                 info!.ReadJsonData(envelope, ref reader);
                 end = value + (int)reader.BytesConsumed;

@@ -8,7 +8,9 @@ namespace Missive.Json;
 /// <summary>
 /// The high-performance CloudEvents JSON serializer: <see cref="Utf8JsonWriter"/> straight into the
 /// caller's <see cref="IBufferWriter{T}"/> and <see cref="Utf8JsonReader"/> straight over the
-/// caller's <see cref="ReadOnlySequence{T}"/>, with no DOM and no intermediate string.
+/// caller's <see cref="ReadOnlySequence{T}"/>, with no DOM and no intermediate string. An envelope of the shape
+/// producers write (plain strings, a registered type, data after it) is gone through by hand, with only its data
+/// read by a reader; anything else is read by the reader from the start.
 /// </summary>
 /// <remarks>
 /// <para>Encode rules (the same bytes as <see cref="StandardJsonEnvelopeSerializer"/>):</para>
@@ -39,6 +41,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
     public Utf8JsonEnvelopeSerializer(MessageTypeMap messageTypes, ILogger<Utf8JsonEnvelopeSerializer>? logger = null)
         : base(messageTypes, logger)
     {
+        _dataReaderOptions = Settings.JsonReaderOptions with { MaxDepth = Settings.MaxJsonDepth - 1 };
         LogCreated();
     }
 
