@@ -210,6 +210,11 @@ internal static class WrapperClassifier
 
             ref WrapperMember slot = ref members.Slot(span[(quote + 1)..nameEnd]);
             bool known = !Unsafe.IsNullRef(ref slot);
+            if (known && members.IsDetail(ref slot))
+            {
+                detailEnvelope = null; // a repeated detail: the last one counts, whatever an earlier one held
+            }
+
             int end;
             switch (span[value])
             {

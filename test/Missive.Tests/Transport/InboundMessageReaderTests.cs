@@ -202,6 +202,22 @@ public sealed class InboundMessageReaderTests
         Assert.Equal(after.Contains("region", StringComparison.Ordinal) ? "us-east-1" : null, inbound.Envelope.EventBridgeMetadata.Region);
     }
 
+    [Theory]
+    [InlineData(""","detail":"2" """)]
+    [InlineData(""","detail":[] """)]
+    public void Read_EventBridgeDetailObject_RepeatedAsAPlainValue_TheLastCounts_AsTheOrdinaryReadSays(string after)
+    {
+        // The envelope read in place from the first detail is dropped when a later detail is a string without
+        // escapes or an empty array, which the hand scan takes without a reader (found by the long fuzz run).
+        string body = EventBridgeBody("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", after);
+
+        var inPlace = Assert.Throws<InvalidEnvelopeException>(() => Create().Read(new SqsMessage { Body = body }));
+        var ordinary = Assert.Throws<InvalidEnvelopeException>(() => CreateWithoutInPlaceDetail().Read(new SqsMessage { Body = body }));
+
+        Assert.Equal(ordinary.Reason, inPlace.Reason);
+        Assert.Equal(ordinary.Message, inPlace.Message);
+    }
+
     [Fact]
     public void Read_EventBridgeDetailThatIsAnEnvelope_InADocumentThatIsAnSnsNotification_IsTheNotification()
     {
@@ -381,6 +397,7 @@ public sealed class InboundMessageReaderTests
             "{\r\n\t\"Type\" :\"Notification\" , \"MessageId\":\"m-2\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:t\",\"Subject\":null,\"Message\" : " + message + " ,\"MessageAttributes\":{\"a\":{\"Type\":\"String\",\"Value\":\"v\"}}}",
             EventBridgeBody("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ""","resources":[ ],"region":"eu-west-1","account":"1" """),
             "{\"version\":\"0\",\"id\":\"eb-2\",\"detail-type\":\"t\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"resources\":[\"arn:r\"],\"detail\":" + message + "}",
+            "{\"version\":\"0\",\"id\":\"eb-3\",\"detail-type\":\"t\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + envelope + ",\"detail\":\"2\"}",
         ];
 
         MessageTypeMap map = TestSerializers.Map();
