@@ -130,6 +130,7 @@ public sealed class CommonShapeReadTests
         }
         catch (InvalidEnvelopeException x)
         {
+            // The batch's array is one level more: data read at the depth limit cannot be written inside it.
             return $"unwritable {x.Message}";
         }
         return $"{e.GetType().Name} {e.Id} {e.Source} {e.Type} {e.Time?.ToString("O", CultureInfo.InvariantCulture)} {e.DataContentType} {e.DataSchema} {e.Subject} [{extensions}] {Encoding.UTF8.GetString(written.WrittenSpan)}";
