@@ -48,16 +48,26 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             ThrowHelper.ThrowInvalidAttributeName(position);
         }
 
+        string extensionName = ExtensionNameOf(name, ref newStrings);
+        if (extensions is not null && extensions.IndexOf(extensionName) >= 0)
+        {
+            ThrowHelper.ThrowDuplicateAttribute(extensionName, position);
+        }
+
+        return extensionName;
+    }
+
+    /// <summary>
+    /// The kept string of a valid extension name (lower-case ASCII letters and digits), else a decoded one, noted in
+    /// <paramref name="newStrings"/>.
+    /// </summary>
+    private string ExtensionNameOf(ReadOnlySpan<byte> name, ref bool newStrings)
+    {
         string? extensionName = Settings.Strings.Find(name);
         if (extensionName is null)
         {
             extensionName = Encoding.UTF8.GetString(name);
             newStrings = true;
-        }
-
-        if (extensions is not null && extensions.IndexOf(extensionName) >= 0)
-        {
-            ThrowHelper.ThrowDuplicateAttribute(extensionName, position);
         }
 
         return extensionName;

@@ -1,5 +1,4 @@
 using System;
-using System.Text;
 using System.Text.Json;
 using Missive.Serialization;
 
@@ -19,9 +18,6 @@ namespace Missive.Json;
 /// </remarks>
 public sealed partial class Utf8JsonEnvelopeSerializer
 {
-    /// <summary>Decodes attribute strings, refusing invalid UTF-8 as the reader does.</summary>
-    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
-
     /// <summary>Whether envelopes of the common shape are read by hand (tests turn it off to compare with the reader).</summary>
     internal bool ReadsCommonShapeByHand { get; init; } = true;
 
@@ -204,13 +200,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     /// <summary>Adds a string extension, unless its name repeats, it is declared of another type, or there is no room.</summary>
     private bool TryAddCommonExtension(ref ExtensionAttributeCollection? extensions, ReadOnlySpan<byte> name, ReadOnlySpan<byte> text, ref bool newStrings)
     {
-        string? extensionName = Settings.Strings.Find(name);
-        if (extensionName is null)
-        {
-            extensionName = Encoding.UTF8.GetString(name); // a valid name is lower-case ASCII letters and digits
-            newStrings = true;
-        }
-
+        string extensionName = ExtensionNameOf(name, ref newStrings);
         extensions ??= new ExtensionAttributeCollection();
         if (extensions.Count == Settings.MaxExtensionAttributes || extensions.IndexOf(extensionName) >= 0
             || (Settings.ExtensionAttributeTypes.Count > 0 && Settings.ExtensionAttributeTypes.TryGetValue(extensionName, out CloudEventAttributeType declared) && declared != CloudEventAttributeType.String))

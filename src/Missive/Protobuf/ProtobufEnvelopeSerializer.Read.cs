@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Text;
 using Missive.Buffers;
 using Missive.Serialization;
 
@@ -9,8 +8,6 @@ namespace Missive.Protobuf;
 
 public sealed partial class ProtobufEnvelopeSerializer
 {
-    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
-
     /// <summary>Longest type identifier looked up on the stack; longer ones are decoded to a string first.</summary>
     private const int MaxStackTypeLength = 256;
 

@@ -258,7 +258,6 @@ internal static class WrapperClassifier
 
                     break;
                 case (byte)'{' when detailReader is not null && known && members.IsDetail(ref slot):
-                    // A repeated member: the last one counts, so an envelope read in an earlier detail is dropped.
                     if (!TryReadDetailEnvelope(document, value, detailReader, out detailEnvelope, out WrapperMember detail))
                     {
                         return resume;

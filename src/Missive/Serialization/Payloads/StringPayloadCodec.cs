@@ -27,12 +27,12 @@ internal sealed class StringPayloadCodec : PayloadCodec<string>
     public override string ReadJsonData(JsonElement element)
         => element.ValueKind == JsonValueKind.String ? element.GetString()! : throw NotAString();
 
-    public override string ReadBinary(byte[] data) => Utf8.GetString(data);
+    public override string ReadBinary(byte[] data) => StrictUtf8.GetString(data);
 
     public override string ReadText(ReadOnlySpan<byte> utf8, string? contentType)
         => CloudEventRules.IsJsonContentType(contentType)
             ? JsonSerializer.Deserialize(utf8, MissiveJsonContext.Default.String) ?? throw NotAString()
-            : Utf8.GetString(utf8);
+            : StrictUtf8.GetString(utf8);
 
     public override void WritePayload(IBufferWriter<byte> destination, string message, string? contentType, Utf8JsonWriter? jsonWriter)
     {
@@ -49,8 +49,6 @@ internal sealed class StringPayloadCodec : PayloadCodec<string>
     /// <summary>Plain text has a known size; text declared as JSON is written as a JSON string, staged.</summary>
     public override int GetKnownPayloadSize(string message, string? contentType)
         => CloudEventRules.IsJsonContentType(contentType) ? -1 : Encoding.UTF8.GetByteCount(message);
-
-    private static readonly UTF8Encoding Utf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
 
     private static InvalidOperationException NotAString() => new("The data of a string message type must be a JSON string.");
 }
