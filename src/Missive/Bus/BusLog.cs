@@ -39,8 +39,8 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2010, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} could not be extended: its receipt is no longer current, and the message may be handled again while this handler still runs.")]
     public static partial void HeartbeatLost(ILogger logger, string messageId, string queue);
 
-    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of message {MessageId} in queue {Queue} failed; the message may be handled again if its handler outlives the visibility timeout.")]
-    public static partial void HeartbeatFailed(ILogger logger, string messageId, string queue, Exception exception);
+    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of {Count} messages in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
+    public static partial void HeartbeatFailed(ILogger logger, int count, string queue, Exception exception);
 
     [LoggerMessage(EventId = 2012, Level = LogLevel.Warning, Message = "The host stopped waiting for {Count} handlers of queue {Queue}; their messages were made visible again and may be handled twice.")]
     public static partial void AbandonedOnStop(ILogger logger, int count, string queue);
@@ -68,4 +68,7 @@ internal static partial class BusLog
 
     [LoggerMessage(EventId = 2020, Level = LogLevel.Error, Message = "Moving message {MessageId} from queue {Queue} to the dead-letter queue {DeadLetterQueue} failed; it stays in the queue and will be received again.")]
     public static partial void DeadLetterFailed(ILogger logger, string messageId, string queue, string deadLetterQueue, Exception exception);
+
+    [LoggerMessage(EventId = 2021, Level = LogLevel.Information, Message = "Message {MessageId} from FIFO queue {Queue} was not handled, so the {Count} later messages of its group from the same receive were not handled either: they were made visible again, to come back after it in order.")]
+    public static partial void GroupReleased(ILogger logger, string messageId, string queue, int count);
 }

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Threading;
-using System.Threading.Channels;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Logging;
 using Missive.Transport;
@@ -9,11 +8,12 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// Deletes handled messages of one queue in batch calls: a receipt waits at most <see cref="MaxWait"/> for
-/// others to join it (up to 10, SQS's batch size). <see cref="CompleteAsync"/> deletes whatever is pending,
+/// Deletes handled messages of one queue in batch calls, with no thread of its own: the tenth handled message sends
+/// the batch from its own continuation, and a timer sends a part-full batch once its oldest receipt has waited
+/// <see cref="MaxWait"/>. <see cref="CompleteAsync"/> sends whatever is pending and waits for every call under way,
 /// so that nothing handled is left to be delivered again.
 /// </summary>
-internal sealed class DeleteBatcher
+internal sealed class DeleteBatcher : IDisposable
 {
     /// <summary>The most receipts one delete call takes (SQS's batch limit).</summary>
     public const int MaxBatch = 10;
@@ -21,83 +21,124 @@ internal sealed class DeleteBatcher
     /// <summary>How long a receipt waits for others before its batch goes out.</summary>
     public static readonly TimeSpan MaxWait = TimeSpan.FromMilliseconds(20);
 
-    private readonly Channel<(string ReceiptHandle, string MessageId)> _pending = Channel.CreateUnbounded<(string, string)>(new UnboundedChannelOptions { SingleReader = true });
+    private readonly object _gate = new();
     private readonly IMessageTransport _transport;
     private readonly string _queue;
     private readonly ILogger _logger;
-    private readonly Task _loop;
+    private readonly ITimer _timer;
+    private List<SqsMessage> _pending = new(MaxBatch);
+    private int _calls;
+    private bool _completed;
+    private TaskCompletionSource? _drained;
 
-    public DeleteBatcher(IMessageTransport transport, string queue, ILogger logger)
+    public DeleteBatcher(IMessageTransport transport, string queue, TimeProvider timeProvider, ILogger logger)
     {
         _transport = transport;
         _queue = queue;
         _logger = logger;
-        _loop = Task.Run(RunAsync);
+        _timer = timeProvider.CreateTimer(static state => ((DeleteBatcher)state!).Flush(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
     }
 
-    /// <summary>Queues a handled message's receipt for deletion.</summary>
-    public void Delete(string receiptHandle, string messageId)
+    /// <summary>Queues a handled message for deletion; the tenth of a batch sends it at once.</summary>
+    public void Delete(SqsMessage message)
     {
-        if (!_pending.Writer.TryWrite((receiptHandle, messageId)))
+        List<SqsMessage>? full = null;
+        lock (_gate)
         {
-            // Completed already (shutdown finished): delete it on its own rather than lose the delete.
-            _ = DeleteNowAsync([(receiptHandle, messageId)]);
+            _pending.Add(message);
+            if (_pending.Count >= MaxBatch || _completed)
+            {
+                // After completion (shutdown finished) a late delete goes out on its own rather than be lost.
+                full = Take();
+            }
+            else if (_pending.Count == 1)
+            {
+                _timer.Change(MaxWait, Timeout.InfiniteTimeSpan);
+            }
+        }
+
+        if (full is not null)
+        {
+            Send(full);
         }
     }
 
-    /// <summary>Deletes everything still pending and stops.</summary>
+    /// <summary>Sends everything still pending and waits for every delete call under way.</summary>
     public Task CompleteAsync()
     {
-        _pending.Writer.TryComplete();
-        return _loop;
+        List<SqsMessage>? rest;
+        Task drained;
+        lock (_gate)
+        {
+            _completed = true;
+            rest = _pending.Count > 0 ? Take() : null;
+            if (rest is not null)
+            {
+                _calls++; // counted before the lock is left, so that the drain below waits for it
+            }
+
+            if (_calls == 0)
+            {
+                return Task.CompletedTask;
+            }
+
+            _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            drained = _drained.Task;
+        }
+
+        if (rest is not null)
+        {
+            _ = SendAsync(rest);
+        }
+
+        return drained;
     }
 
-    private async Task RunAsync()
+    public void Dispose() => _timer.Dispose();
+
+    private void Flush()
     {
-        var batch = new List<(string ReceiptHandle, string MessageId)>(MaxBatch);
-        ChannelReader<(string, string)> reader = _pending.Reader;
-        while (await reader.WaitToReadAsync().ConfigureAwait(false))
+        List<SqsMessage>? batch;
+        lock (_gate)
         {
-            while (batch.Count < MaxBatch && reader.TryRead(out (string, string) item))
-            {
-                batch.Add(item);
-            }
+            batch = _pending.Count > 0 ? Take() : null;
+        }
 
-            if (batch.Count < MaxBatch && !reader.Completion.IsCompleted)
-            {
-                // Give concurrent handlers a moment to add theirs: fewer calls, the same latency budget as a heartbeat tick.
-                using var wait = new CancellationTokenSource(MaxWait);
-                try
-                {
-                    while (batch.Count < MaxBatch && await reader.WaitToReadAsync(wait.Token).ConfigureAwait(false))
-                    {
-                        while (batch.Count < MaxBatch && reader.TryRead(out (string, string) item))
-                        {
-                            batch.Add(item);
-                        }
-                    }
-                }
-                catch (OperationCanceledException)
-                {
-                    // waited long enough
-                }
-            }
-
-            await DeleteNowAsync(batch).ConfigureAwait(false);
-            batch.Clear();
+        if (batch is not null)
+        {
+            Send(batch);
         }
     }
 
-    private async Task DeleteNowAsync(List<(string ReceiptHandle, string MessageId)> batch)
+    /// <summary>Takes the pending batch and disarms the timer; called under the lock.</summary>
+    private List<SqsMessage> Take()
     {
-        var handles = new string[batch.Count];
-        for (int i = 0; i < handles.Length; i++)
+        List<SqsMessage> batch = _pending;
+        _pending = new List<SqsMessage>(MaxBatch);
+        _timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        return batch;
+    }
+
+    private void Send(List<SqsMessage> batch)
+    {
+        lock (_gate)
         {
-            handles[i] = batch[i].ReceiptHandle;
+            _calls++;
         }
 
+        _ = SendAsync(batch);
+    }
+
+    private async Task SendAsync(List<SqsMessage> batch)
+    {
         try
         {
+            var handles = new string[batch.Count];
+            for (int i = 0; i < handles.Length; i++)
+            {
+                handles[i] = batch[i].ReceiptHandle;
+            }
+
             IReadOnlyList<BatchEntryResult> results = await _transport.DeleteBatchAsync(_queue, handles, CancellationToken.None).ConfigureAwait(false);
             foreach (BatchEntryResult result in results)
             {
@@ -111,6 +152,19 @@ internal sealed class DeleteBatcher
         {
             // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
             BusLog.DeleteBatchFailed(_logger, batch.Count, _queue, e);
+        }
+        finally
+        {
+            TaskCompletionSource? drained = null;
+            lock (_gate)
+            {
+                if (--_calls == 0)
+                {
+                    drained = _drained;
+                }
+            }
+
+            drained?.TrySetResult();
         }
     }
 }

@@ -32,7 +32,7 @@ internal sealed class MessageDispatcher
         _logger = logger;
     }
 
-    public async Task<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
+    public async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
     {
         int receiveCount = message.ReceiveCount;
         _telemetry.Received(queue, message.Body, receiveCount);

@@ -63,6 +63,7 @@ public sealed class InMemoryBroker : IMessageTransport
             }
 
             ValidateRedrive(n, options);
+            options.Freeze(); // what was validated is what the queue runs with
             return new InMemoryQueue(this, n, options);
         });
     }

@@ -204,77 +204,143 @@ public sealed class InMemoryQueue
         }
     }
 
+    /// <summary>
+    /// Takes up to <paramref name="maxMessages"/> visible messages. A standard queue gives them in the order it holds
+    /// them. A FIFO queue does what SQS documents for a receive of more than one message: a group with a message in
+    /// flight is locked; from the first available group (by its oldest message) it returns as many of the group's
+    /// messages, in order, as are available and fit, then goes on to the next group. A message not yet visible (a
+    /// delay) holds back the rest of its group.
+    /// </summary>
     private List<SqsMessage> TakeVisible(int maxMessages, TimeSpan visibilityTimeout, out TimeSpan untilVisible)
     {
         DateTimeOffset now = _broker.TimeProvider.GetUtcNow();
         untilVisible = TimeSpan.MaxValue;
         var received = new List<SqsMessage>();
-        HashSet<string>? blockedGroups = null;
-        for (int i = 0; i < _messages.Count && received.Count < maxMessages; i++)
+        if (!Options.Fifo)
         {
-            StoredMessage message = _messages[i];
-            if (message.GroupId is { } group && Options.Fifo)
+            for (int i = 0; i < _messages.Count && received.Count < maxMessages; i++)
             {
-                blockedGroups ??= new HashSet<string>(StringComparer.Ordinal);
-                if (blockedGroups.Contains(group))
+                StoredMessage message = _messages[i];
+                if (message.VisibleAt > now)
                 {
-                    continue; // FIFO: nothing behind an in-flight or earlier message of the same group
+                    untilVisible = Earliest(untilVisible, message.VisibleAt - now);
                 }
-
-                blockedGroups.Add(group);
+                else if (TryDeliver(message, now, visibilityTimeout, received))
+                {
+                    i--; // moved to the dead-letter queue
+                }
             }
 
+            return received;
+        }
+
+        // FIFO: a group with a message in flight is locked.
+        var locked = new HashSet<string>(StringComparer.Ordinal);
+        foreach (StoredMessage message in _messages)
+        {
             if (message.VisibleAt > now)
             {
-                TimeSpan wait = message.VisibleAt - now;
-                untilVisible = wait < untilVisible ? wait : untilVisible;
+                untilVisible = Earliest(untilVisible, message.VisibleAt - now);
+                if (message.ReceiptHandle is not null)
+                {
+                    locked.Add(message.GroupId!);
+                }
+            }
+        }
+
+        // The candidates of each other group, in order up to its first message not yet visible, and the groups in
+        // the order of their oldest message (a null entry: the group's run ended).
+        var groups = new Dictionary<string, List<StoredMessage>?>(StringComparer.Ordinal);
+        var order = new List<List<StoredMessage>>();
+        foreach (StoredMessage message in _messages)
+        {
+            string group = message.GroupId!;
+            if (locked.Contains(group))
+            {
                 continue;
             }
 
-            if (Options.DeadLetterQueue is { } dlq && message.ReceiveCount + 1 > Options.MaxReceiveCount)
+            bool known = groups.TryGetValue(group, out List<StoredMessage>? candidates);
+            if (message.VisibleAt > now)
             {
-                // All or nothing: the message leaves this queue only once the dead-letter queue holds it.
-                try
-                {
-                    _broker.GetQueue(dlq).Enqueue(message.Body, message.Attributes, message.GroupId, Options.Fifo ? message.Id : null, TimeSpan.Zero, Arn);
-                }
-                catch (MessageTransportException)
-                {
-                    // The move failed (the dead-letter queue is gone, or refused it): the message stays here, untouched.
-                    continue;
-                }
-
-                _messages.RemoveAt(i--);
-                if (message.GroupId is { } movedGroup)
-                {
-                    blockedGroups!.Remove(movedGroup);
-                }
-
+                groups[group] = null; // nothing of the group after a message that is not visible yet
                 continue;
             }
 
-            message.ReceiveCount++;
+            if (known && candidates is null)
+            {
+                continue;
+            }
 
-            message.FirstReceivedAt ??= now;
-            message.VisibleAt = now + visibilityTimeout;
-            message.ReceiptHandle = Convert.ToBase64String(Guid.NewGuid().ToByteArray()) + ":" + message.Id;
-            var system = new Dictionary<string, string>(message.SystemAttributes, StringComparer.Ordinal)
+            if (candidates is null)
             {
-                [SqsSystemAttributes.ApproximateReceiveCount] = message.ReceiveCount.ToString(CultureInfo.InvariantCulture),
-                [SqsSystemAttributes.ApproximateFirstReceiveTimestamp] = message.FirstReceivedAt.Value.ToUnixTimeMilliseconds().ToString(CultureInfo.InvariantCulture),
-            };
-            received.Add(new SqsMessage
+                candidates = [];
+                groups[group] = candidates;
+                order.Add(candidates);
+            }
+
+            candidates.Add(message);
+        }
+
+        foreach (List<StoredMessage> candidates in order)
+        {
+            foreach (StoredMessage message in candidates)
             {
-                Body = message.Body,
-                MessageId = message.Id,
-                ReceiptHandle = message.ReceiptHandle,
-                SystemAttributes = system,
-                MessageAttributes = message.Attributes,
-            });
+                if (received.Count == maxMessages)
+                {
+                    return received;
+                }
+
+                TryDeliver(message, now, visibilityTimeout, received);
+            }
         }
 
         return received;
     }
+
+    /// <summary>
+    /// Delivers a visible message into <paramref name="received"/>, or, past the max receive count, moves it to the
+    /// dead-letter queue (returns <c>true</c>: it left this queue). A move the dead-letter queue refuses delivers
+    /// the message instead, so that it is never held back unseen.
+    /// </summary>
+    private bool TryDeliver(StoredMessage message, DateTimeOffset now, TimeSpan visibilityTimeout, List<SqsMessage> received)
+    {
+        if (Options.DeadLetterQueue is { } dlq && message.ReceiveCount + 1 > Options.MaxReceiveCount)
+        {
+            // All or nothing: the message leaves this queue only once the dead-letter queue holds it.
+            try
+            {
+                _broker.GetQueue(dlq).Enqueue(message.Body, message.Attributes, message.GroupId, Options.Fifo ? message.Id : null, TimeSpan.Zero, Arn);
+                _messages.Remove(message);
+                return true;
+            }
+            catch (MessageTransportException)
+            {
+                // The dead-letter queue refused it: delivered again rather than kept here unseen.
+            }
+        }
+
+        message.ReceiveCount++;
+        message.FirstReceivedAt ??= now;
+        message.VisibleAt = now + visibilityTimeout;
+        message.ReceiptHandle = Convert.ToBase64String(Guid.NewGuid().ToByteArray()) + ":" + message.Id;
+        var system = new Dictionary<string, string>(message.SystemAttributes, StringComparer.Ordinal)
+        {
+            [SqsSystemAttributes.ApproximateReceiveCount] = message.ReceiveCount.ToString(CultureInfo.InvariantCulture),
+            [SqsSystemAttributes.ApproximateFirstReceiveTimestamp] = message.FirstReceivedAt.Value.ToUnixTimeMilliseconds().ToString(CultureInfo.InvariantCulture),
+        };
+        received.Add(new SqsMessage
+        {
+            Body = message.Body,
+            MessageId = message.Id,
+            ReceiptHandle = message.ReceiptHandle,
+            SystemAttributes = system,
+            MessageAttributes = message.Attributes,
+        });
+        return false;
+    }
+
+    private static TimeSpan Earliest(TimeSpan a, TimeSpan b) => a < b ? a : b;
 
     private void PruneDeduplication(DateTimeOffset now)
     {

@@ -13,11 +13,12 @@ namespace Missive.Lambda;
 /// </summary>
 internal sealed class LambdaSqsRecord
 {
-    private LambdaSqsRecord(string messageId, string queue, bool isFifo, SqsMessage? message, string? problem)
+    private LambdaSqsRecord(string messageId, string queue, bool isFifo, string? groupId, SqsMessage? message, string? problem)
     {
         MessageId = messageId;
         Queue = queue;
         IsFifo = isFifo;
+        GroupId = groupId;
         Message = message;
         Problem = problem;
     }
@@ -28,6 +29,9 @@ internal sealed class LambdaSqsRecord
     public string Queue { get; }
 
     public bool IsFifo { get; }
+
+    /// <summary>Gets the record's <c>MessageGroupId</c> system attribute, or <c>null</c>.</summary>
+    public string? GroupId { get; }
 
     /// <summary>Gets the record as a received message, or <c>null</c> when it is not well formed (<see cref="Problem"/> says why).</summary>
     public SqsMessage? Message { get; }
@@ -60,11 +64,11 @@ internal sealed class LambdaSqsRecord
     {
         string? arn = OptionalString(record, "eventSourceARN");
         string queue = arn is { Length: > 0 } ? arn[(arn.LastIndexOf(':') + 1)..] : "lambda";
-        bool fifo = queue.EndsWith(".fifo", StringComparison.Ordinal);
+        string? group = Member(record, "attributes", JsonValueKind.Object) is { } attributes ? OptionalString(attributes, SqsSystemAttributes.MessageGroupId) : null;
+        bool fifo = queue.EndsWith(".fifo", StringComparison.Ordinal) || group is not null;
         try
         {
             Dictionary<string, string> system = ReadSystemAttributes(record);
-            fifo |= system.ContainsKey(SqsSystemAttributes.MessageGroupId);
             var message = new SqsMessage
             {
                 MessageId = messageId,
@@ -73,11 +77,11 @@ internal sealed class LambdaSqsRecord
                 SystemAttributes = system,
                 MessageAttributes = ReadMessageAttributes(record),
             };
-            return new LambdaSqsRecord(messageId, queue, fifo, message, null);
+            return new LambdaSqsRecord(messageId, queue, fifo, group, message, null);
         }
         catch (FormatException e)
         {
-            return new LambdaSqsRecord(messageId, queue, fifo, null, e.Message);
+            return new LambdaSqsRecord(messageId, queue, fifo, group, null, e.Message);
         }
     }
 

@@ -20,8 +20,9 @@ namespace Missive.Lambda;
 /// <remarks>
 /// A record that cannot be read, has no handler, fails or is retried by choice is reported in
 /// <see cref="SqsBatchResponse.BatchItemFailures"/>; nothing a record holds makes the call throw. Records of a FIFO queue
-/// are handled in order, and after the first failure the rest are reported without being handled, as Lambda requires to
-/// keep the order. Only an event that is not an SQS event at all (no <c>Records</c> array, or a record without a
+/// are handled in order within their message group (different groups side by side), and after the first failure in a
+/// group the group's later records are reported without being handled, so that Lambda delivers them again after it, in
+/// order. Only an event that is not an SQS event at all (no <c>Records</c> array, or a record without a
 /// <c>messageId</c>, which could not be reported on its own) throws, and Lambda then retries the whole batch.
 /// </remarks>
 public sealed class SqsEventProcessor
@@ -72,27 +73,37 @@ public sealed class SqsEventProcessor
     {
         List<LambdaSqsRecord> records = LambdaSqsRecord.ReadAll(sqsEvent);
         bool[] failed = new bool[records.Count];
-        bool fifo = records.Exists(static r => r.IsFifo);
-        if (fifo)
+        using var slots = new SemaphoreSlim(Math.Max(1, _options.MaxConcurrency));
+        var running = new List<Task>(records.Count);
+        if (records.Exists(static r => r.IsFifo))
         {
-            bool stop = false;
+            // One task per message group, handling its records in order; groups run side by side within the slots.
+            var groups = new Dictionary<string, List<int>>(StringComparer.Ordinal);
             for (int i = 0; i < records.Count; i++)
             {
-                stop = failed[i] = stop || !await ProcessAsync(records[i], cancellationToken).ConfigureAwait(false);
+                string group = records[i].GroupId ?? string.Empty; // records whose group cannot be told are kept in order together
+                if (!groups.TryGetValue(group, out List<int>? indexes))
+                {
+                    groups[group] = indexes = [];
+                }
+
+                indexes.Add(i);
+            }
+
+            foreach (List<int> indexes in groups.Values)
+            {
+                running.Add(ProcessGroupAsync(records, indexes, failed, slots, cancellationToken));
             }
         }
         else
         {
-            using var slots = new SemaphoreSlim(Math.Max(1, _options.MaxConcurrency));
-            var running = new Task[records.Count];
             for (int i = 0; i < records.Count; i++)
             {
-                running[i] = ProcessWithSlotAsync(records[i], i, failed, slots, cancellationToken);
+                running.Add(ProcessWithSlotAsync(records[i], i, failed, slots, cancellationToken));
             }
-
-            await Task.WhenAll(running).ConfigureAwait(false);
         }
 
+        await Task.WhenAll(running).ConfigureAwait(false);
         var failures = new List<SqsBatchItemFailure>();
         for (int i = 0; i < records.Count; i++)
         {
@@ -114,6 +125,23 @@ public sealed class SqsEventProcessor
         catch (JsonException e)
         {
             throw new ArgumentException("The input is not JSON, so not an SQS event.", nameof(sqsEvent), e);
+        }
+    }
+
+    /// <summary>Handles the records of one FIFO message group in order; after the first that fails, the rest are reported without being handled.</summary>
+    private async Task ProcessGroupAsync(List<LambdaSqsRecord> records, List<int> indexes, bool[] failed, SemaphoreSlim slots, CancellationToken cancellationToken)
+    {
+        bool stop = false;
+        foreach (int i in indexes)
+        {
+            if (stop)
+            {
+                failed[i] = true;
+                continue;
+            }
+
+            await ProcessWithSlotAsync(records[i], i, failed, slots, cancellationToken).ConfigureAwait(false);
+            stop = failed[i];
         }
     }
 

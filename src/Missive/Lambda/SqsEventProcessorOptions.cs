@@ -4,8 +4,8 @@ namespace Missive.Lambda;
 public sealed class SqsEventProcessorOptions
 {
     /// <summary>
-    /// Gets or sets how many records of a standard queue's batch are handled at once. Default 10. Records of a FIFO queue
-    /// are always handled one after another, in order.
+    /// Gets or sets how many records of a batch are handled at once. Default 10. Records of one FIFO message group are
+    /// always handled one after another, in order; different groups run side by side within this limit.
     /// </summary>
     public int MaxConcurrency { get; set; } = 10;
 

@@ -128,6 +128,32 @@ public sealed class SqsEventProcessorTests
     }
 
     [Fact]
+    public async Task AFifoBatch_AfterAFailureInAGroup_ReportsTheRestOfThatGroup_AndHandlesTheOtherGroupsInOrder()
+    {
+        var handled = new Handled();
+        using ServiceProvider services = Services(handled, bus => bus.ConfigureLambdaProcessor(o => o.MaxConcurrency = 4));
+        (string raw, _, _) = await Bodies(services, "ORD-OK");
+        string failing = raw.Replace("ORD-OK", "ORD-FAIL", StringComparison.Ordinal);
+        const string Arn = "arn:aws:sqs:us-east-2:123456789012:orders.fifo";
+        var records = new JsonArray
+        {
+            Record("g1", raw, arn: Arn, group: "g"),
+            Record("h1", raw, arn: Arn, group: "h"),
+            Record("g2", failing, arn: Arn, group: "g"),
+            Record("h2", raw, arn: Arn, group: "h"),
+            Record("g3", raw, arn: Arn, group: "g"),
+            Record("h3", raw, arn: Arn, group: "h"),
+        };
+
+        using JsonDocument document = JsonDocument.Parse(Event(records));
+        SqsBatchResponse response = await services.GetRequiredService<SqsEventProcessor>().ProcessAsync(document.RootElement);
+
+        Assert.Equal(["g2", "g3"], response.BatchItemFailures.Select(f => f.ItemIdentifier).ToArray());
+        Assert.Equal(["g1"], handled.Order.Where(id => id[0] == 'g'));
+        Assert.Equal(["h1", "h2", "h3"], handled.Order.Where(id => id[0] == 'h'));
+    }
+
+    [Fact]
     public async Task ADeadLetterOutcome_SendsTheRecordToTheDeadLetterQueue_AndReportsItHandled()
     {
         using ServiceProvider services = Services(new Handled(), bus => bus
@@ -245,6 +271,9 @@ public sealed class SqsEventProcessorTests
         public ConcurrentDictionary<string, MessageEnvelope<Order>> Envelopes { get; } = new();
 
         public string[] Ids => Envelopes.Keys.ToArray();
+
+        /// <summary>Gets the message ids in the order their handlers ran.</summary>
+        public ConcurrentQueue<string> Order { get; } = new();
     }
 
     private sealed class RecordingHandler(Handled handled) : IMessageHandler<Order>
@@ -257,6 +286,7 @@ public sealed class SqsEventProcessorTests
             }
 
             handled.Envelopes[envelope.SqsMetadata!.MessageId] = envelope;
+            handled.Order.Enqueue(envelope.SqsMetadata.MessageId);
             return Task.CompletedTask;
         }
     }

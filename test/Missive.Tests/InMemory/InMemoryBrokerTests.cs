@@ -75,24 +75,51 @@ public sealed class InMemoryBrokerTests
     }
 
     [Fact]
-    public async Task Fifo_DeliversInOrderPerGroupAndHoldsAGroupWhileOneIsInFlight()
+    public async Task Fifo_ReceiveReturnsAsManyOfAGroupAsFit_InOrder_ThenOtherGroups_AndHoldsAGroupWhileOneIsInFlight()
     {
+        // SQS developer guide (FIFO delivery logic): a receive of more than one message returns as many messages of
+        // the same group as possible, in order; a group with a message in flight returns nothing more.
         var broker = new InMemoryBroker(_time);
         broker.CreateQueue("q.fifo", o => o.ContentBasedDeduplication = true);
-        foreach ((string group, string body) in new[] { ("a", "a1"), ("b", "b1"), ("a", "a2"), ("b", "b2"), ("a", "a3") })
+        foreach ((string group, string body) in new[] { ("a", "a1"), ("b", "b1"), ("a", "a2"), ("b", "b2"), ("a", "a3"), ("c", "c1") })
         {
             await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = body, MessageGroupId = group });
         }
 
-        IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
-        Assert.Equal(["a1", "b1"], first.Select(m => m.Body));
-        Assert.Empty(await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero)); // both groups in flight
+        IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 4, TimeSpan.Zero);
+        Assert.Equal(["a1", "a2", "a3", "b1"], first.Select(m => m.Body));
+        IReadOnlyList<SqsMessage> second = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        Assert.Equal(["c1"], second.Select(m => m.Body)); // a and b are locked while a message of theirs is in flight
+        Assert.Empty(await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero));
 
         await broker.DeleteAsync("q.fifo", first[0].ReceiptHandle);
-        IReadOnlyList<SqsMessage> second = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
-        Assert.Equal(["a2"], second.Select(m => m.Body));
-        Assert.Equal("a", second[0].SystemAttributes[SqsSystemAttributes.MessageGroupId]);
-        Assert.True(string.CompareOrdinal(first[0].SystemAttributes[SqsSystemAttributes.SequenceNumber], second[0].SystemAttributes[SqsSystemAttributes.SequenceNumber]) < 0);
+        Assert.Empty(await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero)); // a2 and a3 are still in flight
+        await broker.DeleteAsync("q.fifo", first[3].ReceiptHandle);
+        IReadOnlyList<SqsMessage> third = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        Assert.Equal(["b2"], third.Select(m => m.Body));
+        Assert.Equal("b", third[0].SystemAttributes[SqsSystemAttributes.MessageGroupId]);
+        Assert.True(string.CompareOrdinal(first[3].SystemAttributes[SqsSystemAttributes.SequenceNumber], third[0].SystemAttributes[SqsSystemAttributes.SequenceNumber]) < 0);
+    }
+
+    [Fact]
+    public async Task Fifo_ReleasedMessages_ComeBackInOrder_AndAMessageStillInFlightLocksItsGroup()
+    {
+        var broker = new InMemoryBroker(_time);
+        broker.CreateQueue("q.fifo", o => o.ContentBasedDeduplication = true);
+        foreach (string body in new[] { "a1", "a2", "a3" })
+        {
+            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = body, MessageGroupId = "a" });
+        }
+
+        IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        await broker.DeleteAsync("q.fifo", first[0].ReceiptHandle);
+        await broker.ChangeVisibilityAsync("q.fifo", first[2].ReceiptHandle, TimeSpan.Zero); // a3 released, a2 still in flight
+        Assert.Empty(await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero));
+
+        await broker.ChangeVisibilityAsync("q.fifo", first[1].ReceiptHandle, TimeSpan.Zero);
+        IReadOnlyList<SqsMessage> again = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
+        Assert.Equal(["a2", "a3"], again.Select(m => m.Body));
+        Assert.Equal(["2", "2"], again.Select(m => m.SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]));
     }
 
     [Fact]
@@ -258,33 +285,26 @@ public sealed class InMemoryBrokerTests
     }
 
     [Fact]
-    public async Task DeadLetterMove_ThatFails_LeavesTheMessageWhereItWas_AndTheOthersOfTheReceiveVisible()
+    public void QueueOptions_AreFixedWhenTheQueueIsCreated_SoTheRedriveCheckCannotBeBypassed()
     {
-        // A move can fail only if the dead-letter queue refuses the message after creation (here: its size limit is
-        // lowered behind the broker's back); the message must stay, and the receive must hand out the others.
         var broker = new InMemoryBroker(_time);
         InMemoryQueue deadLetters = broker.CreateQueue("work-dlq");
-        broker.CreateQueue("work", o =>
+        InMemoryQueue work = broker.CreateQueue("work", o =>
         {
             o.DeadLetterQueue = "work-dlq";
             o.MaxReceiveCount = 1;
-            o.VisibilityTimeout = TimeSpan.FromSeconds(10);
         });
-        await broker.SendAsync(new SqsSendRequest { QueueName = "work", MessageBody = new string('x', 1500) });
-        await broker.SendAsync(new SqsSendRequest { QueueName = "work", MessageBody = "small" });
-        Assert.Equal(2, (await broker.ReceiveAsync("work", 10, TimeSpan.Zero)).Count);
-        _time.Advance(TimeSpan.FromSeconds(11));
-        deadLetters.Options.MaxMessageSize = 1024;
 
-        IReadOnlyList<SqsMessage> second = await broker.ReceiveAsync("work", 10, TimeSpan.Zero);
-
-        Assert.Empty(second); // "small" moved; the large one could not move and was not handed out again either
-        Assert.Equal(1, broker.GetQueue("work").Count);
-        Assert.Equal(["small"], deadLetters.PeekBodies());
-        deadLetters.Options.MaxMessageSize = 1024 * 1024;
-        Assert.Empty(await broker.ReceiveAsync("work", 10, TimeSpan.Zero));
-        Assert.Equal(2, deadLetters.Count); // moved at the next receive, body intact
-        Assert.Equal(1500, deadLetters.PeekBodies()[1].Length);
+        // Lowering the dead-letter queue's size limit below the queue's would make every move fail (CreateQueue refuses it).
+        var lowered = Assert.Throws<InvalidOperationException>(() => deadLetters.Options.MaxMessageSize = 1024);
+        Assert.Contains("CreateQueue", lowered.Message, StringComparison.Ordinal);
+        Assert.Throws<InvalidOperationException>(() => work.Options.DeadLetterQueue = "work");
+        Assert.Throws<InvalidOperationException>(() => work.Options.MaxReceiveCount = 0);
+        Assert.Throws<InvalidOperationException>(() => work.Options.VisibilityTimeout = TimeSpan.Zero);
+        Assert.Throws<InvalidOperationException>(() => work.Options.Fifo = true);
+        Assert.Throws<InvalidOperationException>(() => work.Options.ContentBasedDeduplication = true);
+        Assert.Equal(1024 * 1024, deadLetters.Options.MaxMessageSize);
+        Assert.Equal("work-dlq", work.Options.DeadLetterQueue);
     }
 
     [Fact]
