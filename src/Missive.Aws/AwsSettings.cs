@@ -4,6 +4,7 @@ using Amazon;
 using Amazon.Runtime;
 using Amazon.Runtime.CredentialManagement;
 using Amazon.Runtime.Credentials;
+using Missive.Aws.Protocol;
 
 namespace Missive.Aws;
 
@@ -15,13 +16,20 @@ internal sealed partial class AwsSettings
     public const string SnsSigningName = "sns";
     public const string EventBridgeSigningName = "events";
 
-    private AwsSettings(RegionEndpoint region, AWSCredentials credentials, Uri sqs, Uri sns, Uri eventBridge)
+    private readonly SigV4Signer _sqsSigner;
+    private readonly SigV4Signer _snsSigner;
+    private readonly SigV4Signer _eventBridgeSigner;
+
+    private AwsSettings(RegionEndpoint region, AWSCredentials credentials, Uri sqs, Uri sns, Uri eventBridge, TimeProvider clock)
     {
         Region = region;
         Credentials = credentials;
         SqsEndpoint = sqs;
         SnsEndpoint = sns;
         EventBridgeEndpoint = eventBridge;
+        _sqsSigner = new SigV4Signer(credentials, region.SystemName, SqsSigningName, clock);
+        _snsSigner = new SigV4Signer(credentials, region.SystemName, SnsSigningName, clock);
+        _eventBridgeSigner = new SigV4Signer(credentials, region.SystemName, EventBridgeSigningName, clock);
     }
 
     public RegionEndpoint Region { get; }
@@ -34,9 +42,21 @@ internal sealed partial class AwsSettings
 
     public Uri EventBridgeEndpoint { get; }
 
-    /// <summary>Resolves the options; <paramref name="environment"/> reads environment variables (injectable for tests).</summary>
+    /// <summary>
+    /// Gets the signer of a service (by signing name): one per service for the life of the settings, so that the signing
+    /// key and a clock correction are shared by every handler the HTTP client factory builds for it.
+    /// </summary>
+    public SigV4Signer SignerFor(string signingName) => signingName switch
+    {
+        SqsSigningName => _sqsSigner,
+        SnsSigningName => _snsSigner,
+        EventBridgeSigningName => _eventBridgeSigner,
+        _ => throw new ArgumentOutOfRangeException(nameof(signingName), signingName, "Not a service of the transport."),
+    };
+
+    /// <summary>Resolves the options; <paramref name="environment"/> reads environment variables and <paramref name="clock"/> signs requests (both injectable for tests).</summary>
     /// <exception cref="MessageBusConfigurationException">A setting is missing or invalid; the message says how to fix it.</exception>
-    public static AwsSettings Resolve(AwsTransportOptions options, Func<string, string?> environment)
+    public static AwsSettings Resolve(AwsTransportOptions options, Func<string, string?> environment, TimeProvider? clock = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         RegionEndpoint region = ResolveRegion(options.Region);
@@ -48,7 +68,8 @@ internal sealed partial class AwsSettings
             credentials,
             ResolveEndpoint("sqs", options.SqsServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_SQS") ?? global, region),
             ResolveEndpoint("sns", options.SnsServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_SNS") ?? global, region),
-            ResolveEndpoint("events", options.EventBridgeServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_EVENTBRIDGE") ?? global, region));
+            ResolveEndpoint("events", options.EventBridgeServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_EVENTBRIDGE") ?? global, region),
+            clock ?? TimeProvider.System);
     }
 
     private static RegionEndpoint ResolveRegion(string? configured)

@@ -3,7 +3,8 @@ using System.Collections.Generic;
 using System.Net.Http;
 using System.Threading;
 using System.Threading.Tasks;
-using Amazon.Runtime.Signing;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Logging.Abstractions;
 using Missive.Aws.EventBridge;
 using Missive.Aws.Protocol;
 using Missive.Aws.Sns;
@@ -14,15 +15,19 @@ namespace Missive.Aws;
 
 /// <summary>
 /// The bus's transport on Amazon SQS, SNS and EventBridge: their HTTP protocols spoken over
-/// <see cref="HttpClient"/> (SQS: AWS JSON 1.0; SNS: Query; EventBridge: AWS JSON 1.1), every request signed
-/// by AWSSDK.Core's <see cref="SigV4SigningHandler"/>, failures retried as AWS's standard retry mode says.
+/// <see cref="HttpClient"/> (SQS: AWS JSON 1.0; SNS: Query; EventBridge: AWS JSON 1.1), every request signed with
+/// Signature Version 4 over the bytes it sends (credentials from AWSSDK.Core's providers), failures retried as AWS's
+/// standard retry mode says.
 /// </summary>
 /// <remarks>
 /// <para>Queues are named by name or URL; names are resolved once with <c>GetQueueUrl</c>. Topics are named
 /// by ARN, or by a name configured in <see cref="AwsTransportOptions.TopicArns"/>. Event buses by name or ARN.</para>
 /// <para>Every receive asks for all message attributes and for the system attributes the bus reads. The MD5
-/// digests SQS returns are checked on send and receive. Failures surface as <see cref="MessageTransportException"/>
-/// with the AWS error code and request id, never the message body.</para>
+/// digests SQS returns are checked on send and receive: a received message whose digest does not match (or that is
+/// otherwise unreadable: a body that is not UTF-8, an attribute that does not parse) is logged and left in the queue,
+/// and the other messages of the receive are returned. Answers are read only as far as the service can send for the
+/// call. Failures surface as <see cref="MessageTransportException"/> with the AWS error code and request id, never
+/// the message body.</para>
 /// <para>Register it with <c>bus.UseAws(...)</c>, or create it directly (then dispose it).</para>
 /// </remarks>
 public sealed class AwsTransport : IMessageTransport, IDisposable
@@ -36,13 +41,23 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// <param name="options">The options. Must not be null.</param>
     /// <exception cref="MessageBusConfigurationException">The region, the credentials or an endpoint cannot be resolved.</exception>
     public AwsTransport(AwsTransportOptions options)
-        : this(options, AwsSettings.Resolve(options, Environment.GetEnvironmentVariable), null, TimeProvider.System)
+        : this(options, loggerFactory: null)
     {
     }
 
-    internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider)
+    /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them), logging to <paramref name="loggerFactory"/>.</summary>
+    /// <param name="options">The options. Must not be null.</param>
+    /// <param name="loggerFactory">Where the transport logs (messages left unread, clock corrections), or <c>null</c>.</param>
+    /// <exception cref="MessageBusConfigurationException">The region, the credentials or an endpoint cannot be resolved.</exception>
+    public AwsTransport(AwsTransportOptions options, ILoggerFactory? loggerFactory)
+        : this(options, AwsSettings.Resolve(options, Environment.GetEnvironmentVariable), null, TimeProvider.System, loggerFactory?.CreateLogger<AwsTransport>())
+    {
+    }
+
+    internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider, ILogger? logger = null)
     {
         ArgumentNullException.ThrowIfNull(options);
+        ILogger log = logger ?? NullLogger.Instance;
         Settings = settings;
         Retry = new AwsRetryStrategy(options.MaxAttempts, options.MaxBackoff, timeProvider);
         HttpClient Client(string signingName)
@@ -58,14 +73,15 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         }
 
         _sqs = new SqsClient(
-            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, ("x-amzn-query-mode", "true")),
+            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, ("x-amzn-query-mode", "true")),
             new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal),
-            options.VerifyMessageDigests);
+            options.VerifyMessageDigests,
+            log);
         _sns = new SnsClient(
-            new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout),
+            new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SnsSigningName), log),
             new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal));
         _eventBridge = new EventBridgeClient(
-            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout));
+            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.EventBridgeSigningName), log));
     }
 
     /// <summary>Gets the region the transport signs for.</summary>
@@ -192,15 +208,19 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     }
 
     /// <summary>
-    /// The handler chain below the transport's retries: AWSSDK.Core's SigV4 handler over a socket handler
-    /// that never follows redirects (a followed redirect would not be signed again).
+    /// The handler chain below the transport's retries: the service's SigV4 signer over a socket handler that never
+    /// follows redirects (a followed redirect would not be signed again).
     /// </summary>
     internal static HttpMessageHandler CreateSigningHandler(AwsSettings settings, string signingName)
-        => CreateSigningHandler(settings.Credentials, settings.Region, signingName, new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) });
+        => new SigV4Handler(settings.SignerFor(signingName), new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) });
 
-    /// <summary>The signing handler over <paramref name="inner"/>; <paramref name="signedAt"/> fixes the signing time (the published test vectors), else the clock is used.</summary>
+    /// <summary>The service's signing handler over <paramref name="inner"/> (tests put a recording handler there).</summary>
+    internal static DelegatingHandler CreateSigningHandler(AwsSettings settings, string signingName, HttpMessageHandler inner)
+        => new SigV4Handler(settings.SignerFor(signingName), inner);
+
+    /// <summary>A signing handler of its own over <paramref name="inner"/>; <paramref name="signedAt"/> fixes the signing time (the published test vectors), else the clock is used.</summary>
     internal static DelegatingHandler CreateSigningHandler(Amazon.Runtime.AWSCredentials credentials, Amazon.RegionEndpoint region, string signingName, HttpMessageHandler inner, DateTime? signedAt = null)
-        => new SigV4SigningHandler(new AWSSigV4Parameters { Credentials = credentials, Region = region, Service = signingName, SignedAt = signedAt }, inner);
+        => new SigV4Handler(new SigV4Signer(credentials, region.SystemName, signingName, TimeProvider.System, signedAt), inner);
 
     private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
     {

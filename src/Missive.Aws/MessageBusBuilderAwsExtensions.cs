@@ -3,6 +3,7 @@ using System.Net.Http;
 using System.Threading;
 using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection.Extensions;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive;
 using Missive.Aws;
@@ -72,7 +73,8 @@ public static class MessageBusBuilderAwsExtensions
                 sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value,
                 sp.GetRequiredService<AwsSettings>(),
                 service => factory.CreateClient(HttpClientNamePrefix + service),
-                sp.GetRequiredService<TimeProvider>());
+                sp.GetRequiredService<TimeProvider>(),
+                sp.GetService<ILoggerFactory>()?.CreateLogger<AwsTransport>());
         });
         services.AddSingleton<IMessageTransport>(sp => sp.GetRequiredService<AwsTransport>());
         return bus;

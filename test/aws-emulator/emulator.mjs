@@ -4,6 +4,8 @@
 //    signature with @smithy/signature-v4 (the signer inside the AWS SDK for JavaScript) and refuses
 //    any mismatch with 403, injects faults on request, and answers EventBridge calls (fauxqs has no
 //    EventBridge) from a canned response while recording what was sent.
+//    Like AWS, it refuses a request signed more than 15 minutes off its own clock (403, "Signature expired" or
+//    "Signature not yet current", with its Date header), so that clock-skew correction can be tested.
 // When both listen, one JSON line goes to stdout: {"proxy":"http://127.0.0.1:P","fauxqs":"http://127.0.0.1:Q"}.
 // The process ends when its standard input closes, so it never outlives the test run.
 //
@@ -14,7 +16,7 @@
 //   POST eventbridge  body: the JSON response PutEvents calls get (default: every entry succeeds)
 //   GET  captured  the EventBridge requests recorded so far (method, path, headers, body)
 //   GET  requests  the last 500 signed requests (method, path, headers, body), oldest first
-//   GET  stats     { verified, rejected, faults, forwarded }
+//   GET  stats     { verified, rejected, skewed, faults, forwarded }
 //   POST reset     clears faults, captures and stats
 import http from "node:http";
 import { once } from "node:events";
@@ -31,7 +33,7 @@ const app = buildApp({ logger: false, defaultRegion: "eu-west-1" });
 await app.listen({ port: 0, host: "127.0.0.1" });
 const fauxqsPort = app.server.address().port;
 
-const state = { faults: [], captured: [], requests: [], eventBridgeResponse: null, stats: { verified: 0, rejected: 0, faults: 0, forwarded: 0 } };
+const state = { faults: [], captured: [], requests: [], eventBridgeResponse: null, stats: { verified: 0, rejected: 0, skewed: 0, faults: 0, forwarded: 0 } };
 
 /** The operation a request names: X-Amz-Target's suffix (JSON protocols) or the Query protocol's Action. */
 function operationOf(headers, body) {
@@ -66,6 +68,20 @@ async function verifySignature(req, body) {
     { signingDate: date, unsignableHeaders: new Set(), signableHeaders: new Set(Object.keys(headers)) });
   const expected = /Signature=([0-9a-f]{64})/.exec(signed.headers["authorization"])[1];
   return expected === signature ? null : `signature mismatch (expected ${expected}, got ${signature})`;
+}
+
+const SKEW_LIMIT_MS = 15 * 60 * 1000;
+
+/** AWS's refusal of a request signed too far from the service's clock, or null when its time is within 15 minutes. */
+function skewProblem(req) {
+  const amzDate = req.headers["x-amz-date"];
+  if (!amzDate) return null;
+  const signed = Date.parse(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
+  const now = Date.now();
+  const stamp = (ms) => new Date(ms).toISOString().replace(/[-:]|\.\d{3}/g, "");
+  if (signed < now - SKEW_LIMIT_MS) return `Signature expired: ${amzDate} is now earlier than ${stamp(now - SKEW_LIMIT_MS)} (${stamp(now)} - 15 min.)`;
+  if (signed > now + SKEW_LIMIT_MS) return `Signature not yet current: ${amzDate} is still later than ${stamp(now + SKEW_LIMIT_MS)} (${stamp(now)} + 15 min.)`;
+  return null;
 }
 
 function takeFault(operation) {
@@ -105,7 +121,7 @@ async function control(req, res, body) {
   if (path === "stats") return sendJson(res, 200, state.stats);
   if (path === "reset" && req.method === "POST") {
     state.faults = []; state.captured = []; state.requests = []; state.eventBridgeResponse = null;
-    state.stats = { verified: 0, rejected: 0, faults: 0, forwarded: 0 };
+    state.stats = { verified: 0, rejected: 0, skewed: 0, faults: 0, forwarded: 0 };
     return sendJson(res, 200, { ok: true });
   }
   sendJson(res, 404, { error: "unknown control path" });
@@ -129,6 +145,16 @@ const proxy = http.createServer(async (req, res) => {
   for await (const chunk of req) chunks.push(chunk);
   const body = Buffer.concat(chunks);
   if (req.url.startsWith("/__control/")) return control(req, res, body);
+
+  const skew = skewProblem(req);
+  if (skew) {
+    state.stats.skewed++;
+    if (req.headers["x-amz-target"]) {
+      return sendJson(res, 403, { __type: "com.amazon.coral.service#InvalidSignatureException", message: skew }, { "x-amzn-requestid": "skew", "x-amzn-query-error": "SignatureDoesNotMatch;Sender" });
+    }
+    res.writeHead(403, { "content-type": "text/xml", "x-amzn-requestid": "skew" });
+    return res.end(`<ErrorResponse><Error><Type>Sender</Type><Code>SignatureDoesNotMatch</Code><Message>${skew}</Message></Error><RequestId>skew</RequestId></ErrorResponse>`);
+  }
 
   const problem = await verifySignature(req, body);
   if (problem) {

@@ -1,9 +1,11 @@
 using System;
 using System.Collections.Generic;
+using System.Net.Http.Headers;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
 using Missive.Aws.Protocol;
+using Missive.Buffers;
 using Missive.Transport;
 
 namespace Missive.Aws.EventBridge;
@@ -19,7 +21,7 @@ internal sealed class EventBridgeClient
     /// <summary>The most entries one PutEvents call takes.</summary>
     public const int MaxBatchEntries = 10;
 
-    private const string ContentType = "application/x-amz-json-1.1";
+    private static readonly MediaTypeHeaderValue ContentType = new("application/x-amz-json-1.1");
     private const string Target = "AWSEvents.PutEvents";
 
     private readonly AwsServiceClient _service;
@@ -30,9 +32,9 @@ internal sealed class EventBridgeClient
     /// <exception cref="MessageTransportException">The call or the entry failed for good.</exception>
     public async Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken)
     {
-        byte[] body = Body([entry], 0, 1);
+        using PooledBufferWriter body = Body([entry], 0, 1);
         string? eventId = null;
-        await _service.PostAsync("PutEvents", ContentType, Target, body, TimeSpan.Zero, cancellationToken, response =>
+        using AwsResponse answer = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, response =>
         {
             BatchEntryResult result = ReadAnswer(response, 1)[0];
             if (result.Succeeded)
@@ -53,7 +55,8 @@ internal sealed class EventBridgeClient
         for (int start = 0; start < entries.Count; start += MaxBatchEntries)
         {
             int end = Math.Min(start + MaxBatchEntries, entries.Count);
-            AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, Body(entries, start, end), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+            using PooledBufferWriter body = Body(entries, start, end);
+            using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
             BatchEntryResult[] chunk = ReadAnswer(response, end - start);
             for (int i = 0; i < chunk.Length; i++)
             {
@@ -64,7 +67,7 @@ internal sealed class EventBridgeClient
         return results;
     }
 
-    private static byte[] Body(IReadOnlyList<EventBridgeEntry> entries, int start, int end)
+    private static PooledBufferWriter Body(IReadOnlyList<EventBridgeEntry> entries, int start, int end)
         => AwsJson.Write((entries, start, end), static (w, s) =>
         {
             w.WriteStartArray("Entries");
@@ -103,7 +106,7 @@ internal sealed class EventBridgeClient
     {
         var results = new BatchEntryResult[count];
         JsonElement list = default;
-        using JsonDocument? document = TryParse(response.Body);
+        using JsonDocument? document = TryParse(response);
         if (document is not null)
         {
             list = AwsJson.Property(document.RootElement, "Entries");
@@ -121,7 +124,7 @@ internal sealed class EventBridgeClient
 
                 string? code = AwsJson.String(entry, "ErrorCode");
                 results[i] = code is null
-                    ? BatchEntryResult.Success(i, AwsJson.String(entry, "EventId"))
+                    ? BatchEntryResult.Success(i, AwsJson.Id(entry, "EventId", "EventBridge PutEvents"))
                     : new BatchEntryResult(i, null, code, AwsJson.String(entry, "ErrorMessage"), SenderFault: !AwsErrorCodes.IsThrottling(code, null) && !AwsErrorCodes.IsTransient(code, null));
                 i++;
             }
@@ -135,15 +138,15 @@ internal sealed class EventBridgeClient
         return results;
     }
 
-    private static JsonDocument? TryParse(byte[] body)
+    private static JsonDocument? TryParse(AwsResponse response)
     {
         try
         {
-            return JsonDocument.Parse(body);
+            return AwsJson.Parse(response, "EventBridge PutEvents");
         }
-        catch (JsonException)
+        catch (MessageTransportException)
         {
-            return null;
+            return null; // every entry is then reported as not answered
         }
     }
 }

@@ -16,14 +16,22 @@ namespace Missive.Aws.Protocol;
 /// </summary>
 internal static class AwsErrorParser
 {
-    public static AwsServiceFailure Parse(AwsProtocol protocol, HttpResponseMessage response, byte[] body)
+    /// <summary>
+    /// The failure an error answer describes. <paramref name="bodyTooLarge"/>: the body was over <see cref="AwsAnswer.ErrorLimit"/>
+    /// and was not read; the status and headers still tell the code and whether it is worth another attempt.
+    /// </summary>
+    public static AwsServiceFailure Parse(AwsProtocol protocol, HttpResponseMessage response, ReadOnlyMemory<byte> body, bool bodyTooLarge)
     {
         int status = (int)response.StatusCode;
         string? requestId = Header(response, "x-amzn-RequestId") ?? Header(response, "x-amz-request-id");
         string? code = null, message = null, fault = null;
         try
         {
-            if (protocol == AwsProtocol.Json)
+            if (bodyTooLarge)
+            {
+                message = $"The error answer was over the {AwsAnswer.ErrorLimit / 1024} KiB an AWS error answer takes; it was not read.";
+            }
+            else if (protocol == AwsProtocol.Json)
             {
                 ReadJson(body, ref code, ref message);
             }
@@ -32,9 +40,9 @@ internal static class AwsErrorParser
                 ReadXml(body, ref code, ref message, ref fault, ref requestId);
             }
         }
-        catch (Exception e) when (e is JsonException or XmlException)
+        catch (Exception e) when (e is JsonException or XmlException or InvalidOperationException or ArgumentException)
         {
-            // Not the protocol's error shape (a proxy's page, a truncated body): the status says what it was.
+            // Not the protocol's error shape (a proxy's page, a truncated body, text that is not UTF-8): the status says what it was.
         }
 
         if (Header(response, "x-amzn-query-error") is { } queryError)
@@ -49,12 +57,28 @@ internal static class AwsErrorParser
         return new AwsServiceFailure(message ?? response.ReasonPhrase ?? "The service refused the request.", code, requestId, status, senderFault)
         {
             RetryAfter = RetryAfter(response),
+            ServiceTime = IsClockError(code, message) ? response.Headers.Date : null,
         };
     }
 
-    private static void ReadJson(byte[] body, ref string? code, ref string? message)
+    /// <summary>
+    /// Whether a refusal says the request's signing time is off the service's clock: the codes AWS services use for it
+    /// (<c>RequestTimeTooSkewed</c>, <c>RequestExpired</c>, <c>RequestInTheFuture</c>), and SQS's, SNS's and EventBridge's
+    /// <c>SignatureDoesNotMatch</c> / <c>InvalidSignatureException</c> when their message says the signature expired or
+    /// is not yet current (any other signature mismatch is a wrong key, which no clock fixes).
+    /// </summary>
+    internal static bool IsClockError(string? code, string? message) => AwsErrorCodes.Bare(code) switch
     {
-        using JsonDocument document = JsonDocument.Parse(body);
+        "RequestTimeTooSkewed" or "RequestExpired" or "RequestInTheFuture" => true,
+        "SignatureDoesNotMatch" or "InvalidSignatureException" or "AuthFailure"
+            => message is not null && (message.Contains("Signature expired", StringComparison.OrdinalIgnoreCase) || message.Contains("Signature not yet current", StringComparison.OrdinalIgnoreCase)),
+        _ => false,
+    };
+
+    private static void ReadJson(ReadOnlyMemory<byte> body, ref string? code, ref string? message)
+    {
+        var reader = new Utf8JsonReader(body.Span);
+        using JsonDocument document = JsonDocument.ParseValue(ref reader);
         if (document.RootElement.ValueKind != JsonValueKind.Object)
         {
             return;
@@ -78,7 +102,7 @@ internal static class AwsErrorParser
         }
     }
 
-    private static void ReadXml(byte[] body, ref string? code, ref string? message, ref string? fault, ref string? requestId)
+    private static void ReadXml(ReadOnlyMemory<byte> body, ref string? code, ref string? message, ref string? fault, ref string? requestId)
     {
         string? c = null, m = null, f = null, r = requestId;
         AwsXml.Walk(body, reader =>

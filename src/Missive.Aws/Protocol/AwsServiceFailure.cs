@@ -36,12 +36,23 @@ internal sealed class AwsServiceFailure : Exception
     /// <summary>Gets the wait the service asked for (<c>x-amz-retry-after</c>), or <c>null</c>.</summary>
     public TimeSpan? RetryAfter { get; init; }
 
+    /// <summary>Gets the service's time (its <c>Date</c> header) when it refused the request as signed at the wrong time, else <c>null</c>.</summary>
+    public DateTimeOffset? ServiceTime { get; init; }
+
     /// <summary>A failure with no answer from the service: the connection failed or the attempt timed out.</summary>
     public static AwsServiceFailure NoResponse(string operation, Exception cause, bool timedOut)
         => new(timedOut ? $"{operation} timed out before the service answered." : $"{operation} failed before the service answered: {cause.Message}", timedOut ? "RequestTimeout" : "ConnectionFailure", null, null, senderFault: false, cause)
         {
             IsTransient = true,
         };
+
+    /// <summary>A successful answer larger than the service can send for the call (<see cref="AwsAnswer"/>): not read, not retried.</summary>
+    public static AwsServiceFailure TooLarge(string operation, int limit, string? requestId)
+        => new($"{operation} answered with a body over the {limit:N0} bytes the service can send for it; it was not read.", "AnswerTooLarge", requestId, 200, senderFault: false);
+
+    /// <summary>A successful answer that is not what the service sends: not JSON or XML, not UTF-8, an id over its length.</summary>
+    public static AwsServiceFailure Malformed(string operation, string what, string? requestId, Exception? inner = null)
+        => new($"{operation} answered with {what}.", "MalformedResponse", requestId, 200, senderFault: false, inner);
 
     public MessageTransportException ToTransportException(string operation, int attempts)
         => new($"{operation} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message}{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}", this)

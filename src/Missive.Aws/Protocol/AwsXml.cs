@@ -1,5 +1,6 @@
 using System;
 using System.IO;
+using System.Runtime.InteropServices;
 using System.Xml;
 
 namespace Missive.Aws.Protocol;
@@ -13,9 +14,12 @@ internal static class AwsXml
     /// <see cref="XmlReader.ReadElementContentAsString()"/>, which already moved the reader to the next node.
     /// </summary>
     /// <exception cref="XmlException">The body is not well-formed XML.</exception>
-    public static void Walk(byte[] body, Func<XmlReader, bool> onElement)
+    public static void Walk(ReadOnlyMemory<byte> body, Func<XmlReader, bool> onElement)
     {
-        using var reader = XmlReader.Create(new MemoryStream(body), new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreWhitespace = true });
+        MemoryStream stream = MemoryMarshal.TryGetArray(body, out ArraySegment<byte> segment)
+            ? new MemoryStream(segment.Array!, segment.Offset, segment.Count, writable: false)
+            : new MemoryStream(body.ToArray(), writable: false);
+        using var reader = XmlReader.Create(stream, new XmlReaderSettings { DtdProcessing = DtdProcessing.Prohibit, XmlResolver = null, IgnoreWhitespace = true });
         reader.MoveToContent();
         while (!reader.EOF)
         {

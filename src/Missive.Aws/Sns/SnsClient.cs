@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Net.Http.Headers;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -21,7 +22,7 @@ internal sealed class SnsClient
     /// <summary>The most entries one PublishBatch call takes.</summary>
     public const int MaxBatchEntries = 10;
 
-    private const string ContentType = "application/x-www-form-urlencoded; charset=utf-8";
+    private static readonly MediaTypeHeaderValue ContentType = MediaTypeHeaderValue.Parse("application/x-www-form-urlencoded; charset=utf-8");
     private const string ApiVersion = "2010-03-31";
 
     private readonly AwsServiceClient _service;
@@ -56,7 +57,7 @@ internal sealed class SnsClient
         var form = new QueryForm("Publish", ApiVersion);
         form.Add("TopicArn", GetTopicArn(request.TopicArn));
         AddMessage(form, string.Empty, request);
-        AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.ToBytes(), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+        using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.ToBytes(), TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
         string? messageId = null;
         ReadXml(response, "Publish", reader =>
         {
@@ -68,7 +69,9 @@ internal sealed class SnsClient
 
             return false;
         });
-        return messageId ?? throw new MessageTransportException("SNS Publish answered without a MessageId.") { ErrorCode = "MalformedResponse", RequestId = response.RequestId };
+        return messageId is null ? throw AwsJson.Malformed("SNS Publish", "no MessageId", response.RequestId)
+            : messageId.Length > AwsJson.MaxIdLength ? throw AwsJson.Malformed("SNS Publish", $"a MessageId over {AwsJson.MaxIdLength} characters", response.RequestId)
+            : messageId;
     }
 
     /// <summary>Publishes the requests of one topic in calls of at most 10 entries; results in request order.</summary>
@@ -88,7 +91,7 @@ internal sealed class SnsClient
                 AddMessage(form, prefix, requests[i].Request);
             }
 
-            AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.ToBytes(), TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
+            using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.ToBytes(), TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
             ReadBatchAnswer(response, start, end, results);
         }
 
@@ -135,7 +138,7 @@ internal sealed class SnsClient
             {
                 int i = start + offset;
                 results[i] = current.List == "Successful"
-                    ? BatchEntryResult.Success(i, current.MessageId)
+                    ? BatchEntryResult.Success(i, current.MessageId is { Length: > AwsJson.MaxIdLength } ? throw AwsJson.Malformed("SNS PublishBatch", $"a MessageId over {AwsJson.MaxIdLength} characters", response.RequestId) : current.MessageId)
                     : new BatchEntryResult(i, null, current.Code ?? "Failed", current.Message, current.SenderFault);
                 answered[offset] = true;
             }
@@ -193,7 +196,7 @@ internal sealed class SnsClient
         }
         catch (XmlException e)
         {
-            throw new MessageTransportException($"SNS {operation} answered with a body that is not XML.", e) { ErrorCode = "MalformedResponse", RequestId = response.RequestId };
+            throw AwsJson.Malformed($"SNS {operation}", "a body that is not XML (or not UTF-8)", response.RequestId, e);
         }
     }
 

@@ -2,10 +2,13 @@ using System;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
 using System.Globalization;
+using System.Net.Http.Headers;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
 using Missive.Aws.Protocol;
+using Missive.Buffers;
 using Missive.Transport;
 
 namespace Missive.Aws.Sqs;
@@ -23,8 +26,8 @@ internal sealed class SqsClient
     /// <summary>The largest payload (bodies and attributes) one SendMessageBatch call takes: 1 MiB.</summary>
     public const int MaxBatchPayload = 1024 * 1024;
 
-    private const string ContentType = "application/x-amz-json-1.0";
     private const string TargetPrefix = "AmazonSQS.";
+    private static readonly MediaTypeHeaderValue ContentType = new("application/x-amz-json-1.0");
 
     /// <summary>The system attributes the bus reads, asked for on every receive (SQS returns none unasked).</summary>
     private static readonly string[] SystemAttributeNames =
@@ -41,13 +44,15 @@ internal sealed class SqsClient
     private readonly AwsServiceClient _service;
     private readonly IReadOnlyDictionary<string, Uri> _configuredUrls;
     private readonly bool _verifyDigests;
+    private readonly ILogger _logger;
     private readonly ConcurrentDictionary<string, Task<string>> _queueUrls = new(StringComparer.Ordinal);
 
-    public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests)
+    public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests, ILogger logger)
     {
         _service = service;
         _configuredUrls = configuredUrls;
         _verifyDigests = verifyDigests;
+        _logger = logger;
     }
 
     /// <summary>Gets the URL of a queue: an absolute URL as given, a configured one, or <c>GetQueueUrl</c>'s answer (cached).</summary>
@@ -71,15 +76,15 @@ internal sealed class SqsClient
     public async Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(request.QueueName, cancellationToken).ConfigureAwait(false);
-        byte[] body = AwsJson.Write((request, url), static (w, s) =>
+        using PooledBufferWriter body = AwsJson.Write((request, url), static (w, s) =>
         {
             w.WriteString("QueueUrl", s.url);
             WriteMessage(w, s.request);
         });
-        using JsonDocument answer = await PostAsync("SendMessage", body, request.QueueName, cancellationToken).ConfigureAwait(false);
+        using JsonDocument answer = await PostAsync("SendMessage", body.WrittenMemory, request.QueueName, cancellationToken).ConfigureAwait(false);
         JsonElement root = answer.RootElement;
         CheckSent(root, request, "SendMessage");
-        return AwsJson.String(root, "MessageId") ?? throw Malformed("SendMessage", "no MessageId");
+        return AwsJson.Id(root, "MessageId", "SQS SendMessage") ?? throw Malformed("SendMessage", "no MessageId");
     }
 
     /// <summary>Sends the requests of one queue in calls of at most 10 entries and 1 MiB; results in request order.</summary>
@@ -105,7 +110,7 @@ internal sealed class SqsClient
                 end++;
             }
 
-            byte[] body = AwsJson.Write((requests, url, start, end), static (w, s) =>
+            using PooledBufferWriter body = AwsJson.Write((requests, url, start, end), static (w, s) =>
             {
                 w.WriteString("QueueUrl", s.url);
                 w.WriteStartArray("Entries");
@@ -119,13 +124,13 @@ internal sealed class SqsClient
 
                 w.WriteEndArray();
             });
-            using JsonDocument answer = await PostAsync("SendMessageBatch", body, queue, cancellationToken).ConfigureAwait(false);
+            using JsonDocument answer = await PostAsync("SendMessageBatch", body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
             ReadBatchAnswer(answer.RootElement, start, end, results, (entry, i) =>
             {
                 try
                 {
                     CheckSent(entry, requests[i].Request, "SendMessageBatch");
-                    return BatchEntryResult.Success(i, AwsJson.String(entry, "MessageId"));
+                    return BatchEntryResult.Success(i, AwsJson.Id(entry, "MessageId", "SQS SendMessageBatch"));
                 }
                 catch (MessageTransportException e)
                 {
@@ -147,7 +152,7 @@ internal sealed class SqsClient
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
         int waitSeconds = (int)Math.Clamp(Math.Ceiling(waitTime.TotalSeconds), 0, 20);
-        byte[] body = AwsJson.Write((url, maxMessages, waitSeconds, visibilityTimeout), static (w, s) =>
+        using PooledBufferWriter body = AwsJson.Write((url, maxMessages, waitSeconds, visibilityTimeout), static (w, s) =>
         {
             w.WriteString("QueueUrl", s.url);
             w.WriteNumber("MaxNumberOfMessages", Math.Clamp(s.maxMessages, 1, 10));
@@ -168,18 +173,12 @@ internal sealed class SqsClient
 
             w.WriteEndArray();
         });
-        AwsResponse response = await _service.PostAsync("ReceiveMessage", ContentType, TargetPrefix + "ReceiveMessage", body, TimeSpan.FromSeconds(waitSeconds), cancellationToken).ConfigureAwait(false);
-        using JsonDocument answer = Parse(response, "ReceiveMessage");
-        JsonElement messages = AwsJson.Property(answer.RootElement, "Messages");
-        if (messages.ValueKind != JsonValueKind.Array)
+        using AwsResponse response = await PostAsync("ReceiveMessage", body.WrittenMemory, queue, TimeSpan.FromSeconds(waitSeconds), AwsAnswer.ReceiveLimit(maxMessages), cancellationToken).ConfigureAwait(false);
+        var skipped = new List<(string? MessageId, string Problem)>();
+        List<SqsMessage> received = SqsReceiveAnswer.Read(response, _verifyDigests, skipped);
+        foreach ((string? messageId, string problem) in skipped)
         {
-            return [];
-        }
-
-        var received = new List<SqsMessage>(messages.GetArrayLength());
-        foreach (JsonElement message in messages.EnumerateArray())
-        {
-            received.Add(ReadMessage(message));
+            AwsLog.ReceivedMessageSkipped(_logger, messageId ?? "(without a readable id)", queue, problem);
         }
 
         return received;
@@ -189,25 +188,25 @@ internal sealed class SqsClient
     public async Task<bool> DeleteAsync(string queue, string receiptHandle, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-        byte[] body = AwsJson.Write((url, receiptHandle), static (w, s) =>
+        using PooledBufferWriter body = AwsJson.Write((url, receiptHandle), static (w, s) =>
         {
             w.WriteString("QueueUrl", s.url);
             w.WriteString("ReceiptHandle", s.receiptHandle);
         });
-        return await PostUnlessStaleAsync("DeleteMessage", body, queue, cancellationToken).ConfigureAwait(false);
+        return await PostUnlessStaleAsync("DeleteMessage", body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Changes one message's visibility; <c>false</c> when the receipt is not current (not in flight, or not valid).</summary>
     public async Task<bool> ChangeVisibilityAsync(string queue, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-        byte[] body = AwsJson.Write((url, receiptHandle, visibilityTimeout), static (w, s) =>
+        using PooledBufferWriter body = AwsJson.Write((url, receiptHandle, visibilityTimeout), static (w, s) =>
         {
             w.WriteString("QueueUrl", s.url);
             w.WriteString("ReceiptHandle", s.receiptHandle);
             w.WriteNumber("VisibilityTimeout", Seconds(s.visibilityTimeout));
         });
-        return await PostUnlessStaleAsync("ChangeMessageVisibility", body, queue, cancellationToken).ConfigureAwait(false);
+        return await PostUnlessStaleAsync("ChangeMessageVisibility", body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
     }
 
     public Task<BatchEntryResult[]> DeleteBatchAsync(string queue, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken)
@@ -223,7 +222,7 @@ internal sealed class SqsClient
         for (int start = 0; start < receiptHandles.Count; start += MaxBatchEntries)
         {
             int end = Math.Min(start + MaxBatchEntries, receiptHandles.Count);
-            byte[] body = AwsJson.Write((receiptHandles, url, start, end, visibilityTimeout), static (w, s) =>
+            using PooledBufferWriter body = AwsJson.Write((receiptHandles, url, start, end, visibilityTimeout), static (w, s) =>
             {
                 w.WriteString("QueueUrl", s.url);
                 w.WriteStartArray("Entries");
@@ -242,7 +241,7 @@ internal sealed class SqsClient
 
                 w.WriteEndArray();
             });
-            using JsonDocument answer = await PostAsync(operation, body, queue, cancellationToken).ConfigureAwait(false);
+            using JsonDocument answer = await PostAsync(operation, body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
             ReadBatchAnswer(answer.RootElement, start, end, results, static (_, i) => BatchEntryResult.Success(i, null));
         }
 
@@ -253,9 +252,9 @@ internal sealed class SqsClient
     {
         try
         {
-            byte[] body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
-            AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body, TimeSpan.Zero, CancellationToken.None).ConfigureAwait(false);
-            using JsonDocument answer = Parse(response, "GetQueueUrl");
+            using PooledBufferWriter body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
+            using AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, CancellationToken.None).ConfigureAwait(false);
+            using JsonDocument answer = AwsJson.Parse(response, "SQS GetQueueUrl");
             return AwsJson.String(answer.RootElement, "QueueUrl") ?? throw Malformed("GetQueueUrl", "no QueueUrl");
         }
         catch
@@ -265,12 +264,17 @@ internal sealed class SqsClient
         }
     }
 
-    private async Task<JsonDocument> PostAsync(string operation, byte[] body, string queue, CancellationToken cancellationToken)
+    private async Task<JsonDocument> PostAsync(string operation, ReadOnlyMemory<byte> body, string queue, CancellationToken cancellationToken)
+    {
+        using AwsResponse response = await PostAsync(operation, body, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        return AwsJson.Parse(response, "SQS " + operation);
+    }
+
+    private async Task<AwsResponse> PostAsync(string operation, ReadOnlyMemory<byte> body, string queue, TimeSpan longPoll, int answerLimit, CancellationToken cancellationToken)
     {
         try
         {
-            AwsResponse response = await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, TimeSpan.Zero, cancellationToken).ConfigureAwait(false);
-            return Parse(response, operation);
+            return await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, longPoll, answerLimit, cancellationToken).ConfigureAwait(false);
         }
         catch (MessageTransportException e) when (IsNonExistentQueue(e.ErrorCode))
         {
@@ -279,7 +283,7 @@ internal sealed class SqsClient
         }
     }
 
-    private async Task<bool> PostUnlessStaleAsync(string operation, byte[] body, string queue, CancellationToken cancellationToken)
+    private async Task<bool> PostUnlessStaleAsync(string operation, ReadOnlyMemory<byte> body, string queue, CancellationToken cancellationToken)
     {
         try
         {
@@ -312,40 +316,6 @@ internal sealed class SqsClient
         }
     }
 
-    private SqsMessage ReadMessage(JsonElement message)
-    {
-        string body = AwsJson.String(message, "Body") ?? string.Empty;
-        Dictionary<string, MessageAttributeValue> attributes = AwsJson.ReadAttributes(AwsJson.Property(message, "MessageAttributes"));
-        string messageId = AwsJson.String(message, "MessageId") ?? string.Empty;
-        if (_verifyDigests)
-        {
-            CheckDigest("ReceiveMessage", "body", messageId, AwsJson.String(message, "MD5OfBody"), SqsMessageDigest.OfBody(body));
-            CheckDigest("ReceiveMessage", "message attributes", messageId, AwsJson.String(message, "MD5OfMessageAttributes"), SqsMessageDigest.OfAttributes(attributes));
-        }
-
-        var system = new Dictionary<string, string>(StringComparer.Ordinal);
-        JsonElement systemAttributes = AwsJson.Property(message, "Attributes");
-        if (systemAttributes.ValueKind == JsonValueKind.Object)
-        {
-            foreach (JsonProperty attribute in systemAttributes.EnumerateObject())
-            {
-                if (attribute.Value.ValueKind == JsonValueKind.String)
-                {
-                    system[attribute.Name] = attribute.Value.GetString()!;
-                }
-            }
-        }
-
-        return new SqsMessage
-        {
-            Body = body,
-            MessageId = messageId,
-            ReceiptHandle = AwsJson.String(message, "ReceiptHandle") ?? string.Empty,
-            SystemAttributes = system,
-            MessageAttributes = attributes,
-        };
-    }
-
     private void CheckSent(JsonElement answer, SqsSendRequest request, string operation)
     {
         if (!_verifyDigests)
@@ -353,7 +323,7 @@ internal sealed class SqsClient
             return;
         }
 
-        string messageId = AwsJson.String(answer, "MessageId") ?? string.Empty;
+        string messageId = AwsJson.Id(answer, "MessageId", "SQS " + operation) ?? string.Empty;
         CheckDigest(operation, "body", messageId, AwsJson.String(answer, "MD5OfMessageBody"), SqsMessageDigest.OfBody(request.MessageBody));
         CheckDigest(operation, "message attributes", messageId, AwsJson.String(answer, "MD5OfMessageAttributes"), SqsMessageDigest.OfAttributes(request.MessageAttributes));
     }
@@ -416,18 +386,6 @@ internal sealed class SqsClient
         return int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && start + offset < end
             ? start + offset
             : throw Malformed("batch", $"an entry id '{id}' that was not sent");
-    }
-
-    private static JsonDocument Parse(AwsResponse response, string operation)
-    {
-        try
-        {
-            return JsonDocument.Parse(response.Body.Length == 0 ? "{}"u8.ToArray() : response.Body);
-        }
-        catch (JsonException e)
-        {
-            throw new MessageTransportException($"SQS {operation} answered with a body that is not JSON.", e) { RequestId = response.RequestId, ErrorCode = "MalformedResponse" };
-        }
     }
 
     private static MessageTransportException Malformed(string operation, string what)

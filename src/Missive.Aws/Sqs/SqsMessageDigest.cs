@@ -21,6 +21,33 @@ internal static class SqsMessageDigest
 {
     public static string OfBody(string body) => Convert.ToHexStringLower(MD5.HashData(Encoding.UTF8.GetBytes(body)));
 
+    /// <summary>Whether <paramref name="hex"/> (the digest SQS returned) spells <paramref name="digest"/>, in either case of hex digit.</summary>
+    public static bool Matches(ReadOnlySpan<byte> digest, string hex)
+    {
+        if (hex.Length != 2 * digest.Length)
+        {
+            return false;
+        }
+
+        for (int i = 0; i < digest.Length; i++)
+        {
+            if (HexValue(hex[2 * i]) != digest[i] >> 4 || HexValue(hex[(2 * i) + 1]) != (digest[i] & 0xF))
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static int HexValue(char c) => c switch
+    {
+        >= '0' and <= '9' => c - '0',
+        >= 'a' and <= 'f' => c - 'a' + 10,
+        >= 'A' and <= 'F' => c - 'A' + 10,
+        _ => -1,
+    };
+
     /// <summary>The attributes' digest, or <c>null</c> when there are none (SQS then returns none).</summary>
     public static string? OfAttributes(IReadOnlyDictionary<string, MessageAttributeValue>? attributes)
     {

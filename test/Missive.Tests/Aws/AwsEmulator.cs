@@ -148,7 +148,7 @@ public sealed class AwsEmulator : IAsyncDisposable
     {
         using JsonDocument stats = await GetControlAsync("stats").ConfigureAwait(false);
         JsonElement root = stats.RootElement;
-        return new ProxyStats(root.GetProperty("verified").GetInt32(), root.GetProperty("rejected").GetInt32(), root.GetProperty("faults").GetInt32(), root.GetProperty("forwarded").GetInt32());
+        return new ProxyStats(root.GetProperty("verified").GetInt32(), root.GetProperty("rejected").GetInt32(), root.GetProperty("faults").GetInt32(), root.GetProperty("forwarded").GetInt32(), root.GetProperty("skewed").GetInt32());
     }
 
     /// <summary>The EventBridge requests the proxy answered, oldest first.</summary>
@@ -309,7 +309,8 @@ public sealed class AwsEmulator : IAsyncDisposable
 /// <summary>A fault the proxy injects: <c>status</c> (an error answer, 500 by default), <c>throttle</c>, <c>drop</c> (the connection, before forwarding), <c>dropResponse</c> (after forwarding: the call took effect, the caller never hears), or <c>delay</c>.</summary>
 public sealed record Fault(string Kind, int Count, int? Status = null, string? Code = null, int? DelayMs = null, string? Match = null, int? Every = null);
 
-public readonly record struct ProxyStats(int Verified, int Rejected, int Faults, int Forwarded);
+/// <summary>What the proxy did: signatures verified and rejected, faults injected, requests forwarded, and requests refused as signed more than 15 minutes off its clock.</summary>
+public readonly record struct ProxyStats(int Verified, int Rejected, int Faults, int Forwarded, int Skewed);
 
 public sealed record ProxyRequest(string Method, string Path, Dictionary<string, string> Headers, string Body);
 

@@ -73,21 +73,6 @@ public sealed class AwsResponseAndErrorTests
         Assert.Equal("attribValue 1", message.MessageAttributes["attribName1"].StringValue);
     }
 
-    [Theory]
-    [InlineData("00000000000000000000000000000000", "19e27d4e946b072f3f58da80d94fd778", "body")]
-    [InlineData("5d41402abc4b2a76b9719d911017c592", "00000000000000000000000000000000", "message attributes")]
-    public async Task Receive_ADigestThatDoesNotMatch_IsATransportError(string bodyDigest, string attributesDigest, string what)
-    {
-        var handler = new RecordingHandler().Then(HttpStatusCode.OK, ReceiveAnswer("hello", bodyDigest, attributesDigest));
-        using AwsTransport transport = Transport(handler);
-
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.ReceiveAsync("orders", 10, TimeSpan.Zero));
-
-        Assert.Equal("DigestMismatch", e.ErrorCode);
-        Assert.Contains(what, e.Message, StringComparison.Ordinal);
-        Assert.DoesNotContain("hello", e.Message, StringComparison.Ordinal);
-    }
-
     [Fact]
     public async Task Send_ADigestThatDoesNotMatch_IsATransportError_AndADisabledCheckIsNot()
     {

@@ -35,8 +35,11 @@ public sealed class RecordingHandler : HttpMessageHandler
         => Answer(status, body, headers);
 
     public static HttpResponseMessage Answer(HttpStatusCode status, string body, params (string Name, string Value)[] headers)
+        => Answer(status, new StringContent(body, Encoding.UTF8), headers);
+
+    public static HttpResponseMessage Answer(HttpStatusCode status, HttpContent content, params (string Name, string Value)[] headers)
     {
-        var response = new HttpResponseMessage(status) { Content = new StringContent(body, Encoding.UTF8) };
+        var response = new HttpResponseMessage(status) { Content = content };
         foreach ((string name, string value) in headers)
         {
             response.Headers.TryAddWithoutValidation(name, value);
@@ -64,16 +67,17 @@ public sealed class RecordingHandler : HttpMessageHandler
     }
 
     /// <summary>A transport whose three services sign with the test credentials (region eu-west-1) and end in <paramref name="handler"/>.</summary>
-    public static AwsTransport Transport(RecordingHandler handler, Action<AwsTransportOptions>? configure = null, TimeProvider? timeProvider = null)
+    public static AwsTransport Transport(RecordingHandler handler, Action<AwsTransportOptions>? configure = null, TimeProvider? timeProvider = null, Microsoft.Extensions.Logging.ILogger? logger = null, TimeProvider? signingClock = null)
     {
         var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials };
         configure?.Invoke(options);
-        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null, signingClock);
         return new AwsTransport(
             options,
             settings,
-            service => new HttpClient(AwsTransport.CreateSigningHandler(settings.Credentials, settings.Region, service, handler), disposeHandler: false) { Timeout = Timeout.InfiniteTimeSpan },
-            timeProvider ?? TimeProvider.System);
+            service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, handler), disposeHandler: false) { Timeout = Timeout.InfiniteTimeSpan },
+            timeProvider ?? TimeProvider.System,
+            logger);
     }
 }
 

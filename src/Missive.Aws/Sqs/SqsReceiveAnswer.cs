@@ -1,0 +1,372 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text;
+using System.Text.Json;
+using Missive.Aws.Protocol;
+using Missive.Transport;
+
+namespace Missive.Aws.Sqs;
+
+/// <summary>
+/// Reads a <c>ReceiveMessage</c> answer (<c>{"Messages": [{"MessageId", "ReceiptHandle", "MD5OfBody", "Body",
+/// "Attributes", "MD5OfMessageAttributes", "MessageAttributes"}]}</c>) with a <see cref="Utf8JsonReader"/>, one message at a time.
+/// </summary>
+/// <remarks>
+/// A problem with one message (a digest that does not match, a body or attribute that is not UTF-8, a binary attribute
+/// that is not base64, an id or receipt handle over its documented length, a member missing) leaves that message out and
+/// says why, and the others of the answer are read: they were received, and failing the whole call would leave them
+/// invisible for nothing and count a receive against each. Only an answer that is not JSON of this shape fails whole.
+/// </remarks>
+[System.Diagnostics.CodeAnalysis.SuppressMessage("Security", "CA5351:Do not use broken cryptographic algorithms", Justification = "SQS defines its body digest as MD5; it checks integrity, not authenticity.")]
+internal static class SqsReceiveAnswer
+{
+    /// <summary>The longest message id (SQS developer guide, queue and message identifiers).</summary>
+    public const int MaxMessageIdLength = 100;
+
+    /// <summary>The longest receipt handle (same page).</summary>
+    public const int MaxReceiptHandleLength = 1024;
+
+    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
+
+    /// <summary>Reads the messages of an answer; a message with a problem goes into <paramref name="skipped"/> (its id, if any, and the problem) instead.</summary>
+    /// <exception cref="MessageTransportException">The answer is not a JSON object with a <c>Messages</c> array of objects.</exception>
+    public static List<SqsMessage> Read(AwsResponse response, bool verifyDigests, List<(string? MessageId, string Problem)> skipped)
+    {
+        var messages = new List<SqsMessage>();
+        var reader = new Utf8JsonReader(response.Body.Span);
+        try
+        {
+            if (!reader.Read())
+            {
+                return messages; // an empty answer: no messages
+            }
+
+            Expect(ref reader, JsonTokenType.StartObject, response);
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                bool list = reader.ValueTextEquals("Messages"u8);
+                reader.Read();
+                if (!list || reader.TokenType == JsonTokenType.Null)
+                {
+                    reader.Skip();
+                    continue;
+                }
+
+                Expect(ref reader, JsonTokenType.StartArray, response);
+                while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
+                {
+                    Expect(ref reader, JsonTokenType.StartObject, response);
+                    ReadMessage(ref reader, verifyDigests, messages, skipped);
+                }
+            }
+        }
+        catch (JsonException e)
+        {
+            throw AwsJson.Malformed("SQS ReceiveMessage", "a body that is not JSON", response.RequestId, e);
+        }
+
+        return messages;
+    }
+
+    /// <summary>Reads one message object, from its start to its end.</summary>
+    private static void ReadMessage(ref Utf8JsonReader reader, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped)
+    {
+        string? messageId = null, receiptHandle = null, body = null, bodyDigest = null, attributesDigest = null, problem = null;
+        Dictionary<string, string>? system = null;
+        Dictionary<string, MessageAttributeValue>? attributes = null;
+        Md5 computed = default;
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            if (reader.ValueTextEquals("Body"u8))
+            {
+                reader.Read();
+                Note(ref problem, TryReadBody(ref reader, out body, ref computed) ? null : "its body is not UTF-8 text");
+            }
+            else if (reader.ValueTextEquals("MessageId"u8))
+            {
+                reader.Read();
+                Note(ref problem, TryReadString(ref reader, out messageId) ? null : "its MessageId is not a UTF-8 string");
+            }
+            else if (reader.ValueTextEquals("ReceiptHandle"u8))
+            {
+                reader.Read();
+                Note(ref problem, TryReadString(ref reader, out receiptHandle) ? null : "its ReceiptHandle is not a UTF-8 string");
+            }
+            else if (reader.ValueTextEquals("MD5OfBody"u8))
+            {
+                reader.Read();
+                Note(ref problem, TryReadString(ref reader, out bodyDigest) ? null : "its MD5OfBody is not a string");
+            }
+            else if (reader.ValueTextEquals("MD5OfMessageAttributes"u8))
+            {
+                reader.Read();
+                Note(ref problem, TryReadString(ref reader, out attributesDigest) ? null : "its MD5OfMessageAttributes is not a string");
+            }
+            else if (reader.ValueTextEquals("Attributes"u8))
+            {
+                reader.Read();
+                Note(ref problem, ReadSystemAttributes(ref reader, out system));
+            }
+            else if (reader.ValueTextEquals("MessageAttributes"u8))
+            {
+                reader.Read();
+                Note(ref problem, ReadMessageAttributes(ref reader, out attributes));
+            }
+            else
+            {
+                reader.Read();
+                reader.Skip();
+            }
+        }
+
+        problem ??= messageId is null ? "it has no MessageId"
+            : messageId.Length > MaxMessageIdLength ? $"its MessageId is over {MaxMessageIdLength} characters"
+            : receiptHandle is null ? "it has no ReceiptHandle"
+            : receiptHandle.Length > MaxReceiptHandleLength ? $"its ReceiptHandle is over {MaxReceiptHandleLength} characters"
+            : body is null ? "it has no Body"
+            : null;
+        if (problem is null && verifyDigests)
+        {
+            problem = CheckDigests(computed, bodyDigest, attributes, attributesDigest);
+        }
+
+        if (problem is not null)
+        {
+            skipped.Add((messageId is { Length: <= MaxMessageIdLength } ? messageId : null, problem));
+            return;
+        }
+
+        messages.Add(new SqsMessage
+        {
+            Body = body!,
+            MessageId = messageId!,
+            ReceiptHandle = receiptHandle!,
+            SystemAttributes = system!, // null: none
+            MessageAttributes = attributes!,
+        });
+    }
+
+    /// <summary>Keeps the first problem found; every member is read whatever came before, so that the reader stays in step.</summary>
+    private static void Note(ref string? problem, string? found) => problem ??= found;
+
+    /// <summary>The body, unescaped to UTF-8 where it lies or in a rented buffer, its MD5 taken over those bytes, and decoded strictly.</summary>
+    private static bool TryReadBody(ref Utf8JsonReader reader, out string? body, ref Md5 digest)
+    {
+        body = null;
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            reader.Skip();
+            return false;
+        }
+
+        if (!reader.ValueIsEscaped)
+        {
+            return Decode(reader.ValueSpan, out body, ref digest);
+        }
+
+        byte[] rented = ArrayPool<byte>.Shared.Rent(reader.ValueSpan.Length); // unescaped text is never longer
+        int length = 0;
+        try
+        {
+            length = reader.CopyString(rented);
+            return Decode(rented.AsSpan(0, length), out body, ref digest);
+        }
+        finally
+        {
+            rented.AsSpan(0, length).Clear();
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+    }
+
+    private static bool Decode(ReadOnlySpan<byte> utf8, out string? body, ref Md5 digest)
+    {
+        System.Security.Cryptography.MD5.HashData(utf8, digest);
+        try
+        {
+            body = StrictUtf8.GetString(utf8);
+            return true;
+        }
+        catch (ArgumentException)
+        {
+            body = null;
+            return false;
+        }
+    }
+
+    /// <summary>Reads a string (or null) token; false for any other token (skipped) or text that is not UTF-8.</summary>
+    private static bool TryReadString(ref Utf8JsonReader reader, out string? value)
+    {
+        value = null;
+        if (reader.TokenType == JsonTokenType.Null)
+        {
+            return true;
+        }
+
+        if (reader.TokenType != JsonTokenType.String)
+        {
+            reader.Skip();
+            return false;
+        }
+
+        try
+        {
+            value = reader.GetString();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            return false;
+        }
+    }
+
+    /// <summary>Reads the property name the reader is on; false when it is not UTF-8.</summary>
+    private static bool TryReadName(ref Utf8JsonReader reader, out string name)
+    {
+        try
+        {
+            name = reader.GetString()!;
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            name = string.Empty;
+            return false;
+        }
+    }
+
+    /// <summary>Reads <c>Attributes</c>, an object of strings; returns the problem, or <c>null</c>.</summary>
+    private static string? ReadSystemAttributes(ref Utf8JsonReader reader, out Dictionary<string, string>? system)
+    {
+        system = null;
+        if (reader.TokenType != JsonTokenType.StartObject)
+        {
+            reader.Skip();
+            return reader.TokenType == JsonTokenType.Null ? null : "its Attributes are not an object";
+        }
+
+        string? problem = null;
+        system = new Dictionary<string, string>(StringComparer.Ordinal);
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            bool named = TryReadName(ref reader, out string name);
+            reader.Read();
+            if (reader.TokenType != JsonTokenType.String)
+            {
+                reader.Skip(); // not a string: not an attribute the bus reads
+            }
+            else if (!TryReadString(ref reader, out string? value) || !named)
+            {
+                problem ??= "one of its system attributes is not UTF-8 text";
+            }
+            else
+            {
+                system[name] = value!;
+            }
+        }
+
+        return problem;
+    }
+
+    /// <summary>Reads <c>MessageAttributes</c>: name to <c>{"DataType", "StringValue" | "BinaryValue"}</c>; returns the problem, or <c>null</c>.</summary>
+    private static string? ReadMessageAttributes(ref Utf8JsonReader reader, out Dictionary<string, MessageAttributeValue>? attributes)
+    {
+        attributes = null;
+        if (reader.TokenType != JsonTokenType.StartObject)
+        {
+            reader.Skip();
+            return reader.TokenType == JsonTokenType.Null ? null : "its MessageAttributes are not an object";
+        }
+
+        string? problem = null;
+        attributes = new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal);
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            bool named = TryReadName(ref reader, out string name);
+            reader.Read();
+            if (reader.TokenType != JsonTokenType.StartObject)
+            {
+                reader.Skip();
+                problem ??= "one of its message attributes is not an object";
+                continue;
+            }
+
+            string? dataType = null, stringValue = null;
+            byte[]? binaryValue = null;
+            bool valid = named;
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                if (reader.ValueTextEquals("DataType"u8))
+                {
+                    reader.Read();
+                    valid &= TryReadString(ref reader, out dataType);
+                }
+                else if (reader.ValueTextEquals("StringValue"u8))
+                {
+                    reader.Read();
+                    valid &= TryReadString(ref reader, out stringValue);
+                }
+                else if (reader.ValueTextEquals("BinaryValue"u8))
+                {
+                    reader.Read();
+                    if (reader.TokenType == JsonTokenType.String)
+                    {
+                        valid &= reader.TryGetBytesFromBase64(out binaryValue);
+                    }
+                    else
+                    {
+                        reader.Skip();
+                        valid &= reader.TokenType == JsonTokenType.Null;
+                    }
+                }
+                else
+                {
+                    reader.Read();
+                    reader.Skip(); // StringListValues, BinaryListValues: reserved, never set
+                }
+            }
+
+            if (!valid)
+            {
+                problem ??= "one of its message attributes does not parse (not UTF-8, or a BinaryValue that is not base64)";
+                continue;
+            }
+
+            dataType ??= "String";
+            attributes[name] = dataType.StartsWith("Binary", StringComparison.Ordinal)
+                ? new MessageAttributeValue { DataType = dataType, BinaryValue = binaryValue ?? ReadOnlyMemory<byte>.Empty }
+                : new MessageAttributeValue { DataType = dataType, StringValue = stringValue };
+        }
+
+        return problem;
+    }
+
+    /// <summary>Compares the digests SQS returned with those of what was read; returns the problem, or <c>null</c>.</summary>
+    private static string? CheckDigests(in Md5 body, string? bodyDigest, Dictionary<string, MessageAttributeValue>? attributes, string? attributesDigest)
+    {
+        if (bodyDigest is null || !SqsMessageDigest.Matches(body, bodyDigest))
+        {
+            return "the MD5 digest of its body does not match the MD5OfBody SQS returned";
+        }
+
+        string? computed = SqsMessageDigest.OfAttributes(attributes);
+        return (computed is null && attributesDigest is null) || string.Equals(computed, attributesDigest, StringComparison.OrdinalIgnoreCase)
+            ? null
+            : "the MD5 digest of its message attributes does not match the MD5OfMessageAttributes SQS returned";
+    }
+
+    private static void Expect(ref Utf8JsonReader reader, JsonTokenType type, AwsResponse response)
+    {
+        if (reader.TokenType != type)
+        {
+            throw AwsJson.Malformed("SQS ReceiveMessage", $"JSON that is not a ReceiveMessage answer ({reader.TokenType} where {type} belongs)", response.RequestId);
+        }
+    }
+
+    /// <summary>An MD5 digest, held in place.</summary>
+    [System.Runtime.CompilerServices.InlineArray(16)]
+    internal struct Md5
+    {
+        private byte _first;
+    }
+}
