@@ -287,11 +287,20 @@ internal static class WrapperClassifier
         }
     }
 
-    /// <summary>Unescapes the <c>Message</c> string whose opening quote is at <paramref name="quote"/> into a newly rented buffer, and returns where the string lies.</summary>
+    /// <summary>
+    /// Unescapes the <c>Message</c> string whose opening quote is at <paramref name="quote"/> into the rented buffer, and
+    /// returns where the string lies. A repeated member (the last one counts) is unescaped over the earlier one in the
+    /// buffer rented for the first, which is large enough for any later one (each has less of the document after it):
+    /// renting and clearing a buffer for the rest of the document at every repeat made a body of repeats cost
+    /// quadratic time.
+    /// </summary>
     private static WrapperMember UnescapeMessage(ReadOnlySpan<byte> span, int quote, SerializerSettings settings, ref RentedBuffer message, ref int messageLength)
     {
-        message.Dispose(); // a repeated member: the last one counts
-        message = settings.Rent(span.Length - quote);
+        if (message.IsEmpty)
+        {
+            message = settings.Rent(span.Length - quote);
+        }
+
         messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
         return new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
     }
