@@ -68,7 +68,7 @@ internal static class WrapperClassifier
             return WrapperShape.Raw;
         }
 
-        if (members.Type.IsString && members.Type.ValueIn(span).SequenceEqual("\"Notification\""u8) && members.Message.IsPresent
+        if (members.Type.IsStringEqualTo(span, "Notification"u8) && members.Message.IsPresent
             && (!members.MessageId.IsPresent || !members.TopicArn.IsPresent))
         {
             // The shape of an SNS notification with its identity missing: say so, rather than read it as an envelope.
@@ -78,13 +78,12 @@ internal static class WrapperClassifier
 
         if (members.Type.IsString && members.MessageId.IsPresent && members.TopicArn.IsPresent)
         {
-            ReadOnlySpan<byte> type = members.Type.ValueIn(span);
-            if (type.SequenceEqual("\"Notification\""u8))
+            if (members.Type.IsStringEqualTo(span, "Notification"u8))
             {
                 return WrapperShape.SnsNotification;
             }
 
-            if (type.SequenceEqual("\"SubscriptionConfirmation\""u8) || type.SequenceEqual("\"UnsubscribeConfirmation\""u8))
+            if (members.Type.IsStringEqualTo(span, "SubscriptionConfirmation"u8) || members.Type.IsStringEqualTo(span, "UnsubscribeConfirmation"u8))
             {
                 return WrapperShape.SnsControl;
             }

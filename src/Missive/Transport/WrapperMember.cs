@@ -15,4 +15,22 @@ internal readonly record struct WrapperMember(JsonTokenType TokenType, long Star
 
     /// <summary>The member's value (quotes included for a string) in <paramref name="document"/>.</summary>
     public ReadOnlySpan<byte> ValueIn(ReadOnlySpan<byte> document) => document.Slice((int)Start, (int)Length);
+
+    /// <summary>Whether the member is a string whose text is <paramref name="text"/>, however it is escaped.</summary>
+    public bool IsStringEqualTo(ReadOnlySpan<byte> document, ReadOnlySpan<byte> text)
+    {
+        if (!IsString)
+        {
+            return false;
+        }
+
+        ReadOnlySpan<byte> value = ValueIn(document);
+        if (!IsEscaped)
+        {
+            return value[1..^1].SequenceEqual(text);
+        }
+
+        var reader = new Utf8JsonReader(value);
+        return reader.Read() && reader.ValueTextEquals(text);
+    }
 }

@@ -18,14 +18,27 @@ internal struct WrapperMembers
     // EventBridge event
     public WrapperMember Detail, DetailType, Source, Time, Id, Account, Region, Resources;
 
-    /// <summary>Gets the slot of the member the reader is on, or a null reference for any other member.</summary>
+    /// <summary>The longest member name above, escaped as far as JSON allows (six bytes for each of its 17 characters).</summary>
+    private const int LongestEscapedName = 6 * 17;
+
+    /// <summary>
+    /// Gets the slot of the member the reader is on, or a null reference for any other member. A name written with
+    /// escapes is the same name (RFC 8259, section 8.3): it is unescaped before it is looked up.
+    /// </summary>
     [UnscopedRef]
     public ref WrapperMember Slot(ref Utf8JsonReader reader)
-        => ref Slot(reader.HasValueSequence || reader.ValueIsEscaped ? default : reader.ValueSpan);
+    {
+        if (!reader.HasValueSequence && !reader.ValueIsEscaped)
+        {
+            return ref Slot(reader.ValueSpan);
+        }
+
+        return ref SlotOfEscaped(ref reader);
+    }
 
     /// <summary>Gets the slot of the member with the plain (unescaped) name <paramref name="name"/>, or a null reference for any other member.</summary>
     [UnscopedRef]
-    public ref WrapperMember Slot(ReadOnlySpan<byte> name)
+    public ref WrapperMember Slot(scoped ReadOnlySpan<byte> name)
     {
         switch (name.Length)
         {
@@ -47,6 +60,20 @@ internal struct WrapperMembers
             case 17 when name.SequenceEqual("MessageAttributes"u8): return ref MessageAttributes;
             default: return ref Unsafe.NullRef<WrapperMember>();
         }
+    }
+
+    [UnscopedRef]
+    [MethodImpl(MethodImplOptions.NoInlining)]
+    private ref WrapperMember SlotOfEscaped(ref Utf8JsonReader reader)
+    {
+        long length = reader.HasValueSequence ? reader.ValueSequence.Length : reader.ValueSpan.Length;
+        if (length > LongestEscapedName)
+        {
+            return ref Unsafe.NullRef<WrapperMember>(); // longer than any member name here, however it is escaped
+        }
+
+        Span<byte> name = stackalloc byte[LongestEscapedName];
+        return ref Slot(name[..reader.CopyString(name)]);
     }
 
     /// <summary>Tells whether <paramref name="slot"/> is the <c>Message</c> member's.</summary>

@@ -115,6 +115,39 @@ public sealed class InboundMessageReaderTests
         Assert.Equal(SqsSystemAttributes.MessageDeduplicationId, SqsMetadata.MessageDeduplicationIdName);
     }
 
+    [Theory]
+    [InlineData(false, true)]
+    [InlineData(true, true)]
+    [InlineData(false, false)]
+    [InlineData(true, false)]
+    public void Read_WrapperMemberNamesAndValuesWrittenWithEscapes_AreTheSameMembers(bool experimental, bool scan)
+    {
+        // RFC 8259, section 8.3: "\u0054ype" is "Type". The hand scan stops at the escape; the reader compares unescaped names.
+        string notification = FormatsNotification
+            .Replace("\"Type\" : \"Notification\"", "\"\\u0054ype\" : \"Notific\\u0061tion\"", StringComparison.Ordinal)
+            .Replace("\"MessageId\" :", "\"Message\\u0049d\" :", StringComparison.Ordinal)
+            .Replace("\"Message\" :", "\"\\u004Dessage\" :", StringComparison.Ordinal);
+        Assert.Contains("\\u0054ype", notification, StringComparison.Ordinal);
+        const string EventBridgeEvent = "{\"version\":\"0\",\"id\":\"e-1\",\"d\\u0065tail-type\":\"Orders.OrderPlaced\",\"\\u0073ource\":\"/orders\",\"account\":\"1\",\"tim\\u0065\":\"2025-11-03T14:27:09Z\",\"region\":\"eu-west-1\",\"resources\":[],\"detai\\u006C\":"
+            + "{\"id\":\"1\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"notes.text\",\"datacontenttype\":\"text/plain\",\"data\":\"hello\"}}";
+        const string Confirmation = "{\"Type\":\"Subscription\\u0043onfirmation\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:t\",\"Token\":\"t\",\"Message\":\"You have chosen to subscribe\"}";
+        MessageTypeMap map = TestSerializers.Map();
+        EnvelopeSerializer json = experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map);
+        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(json, new ProtobufEnvelopeSerializer(map)), map.Options, scan);
+
+        InboundMessage sns = reader.Read(new SqsMessage { Body = notification });
+        InboundMessage eventBridge = reader.Read(new SqsMessage { Body = EventBridgeEvent });
+        InboundMessage control = reader.Read(new SqsMessage { Body = Confirmation });
+
+        Assert.Equal(InboundMessageKind.SnsNotification, sns.Kind);
+        Assert.Equal("b7d3f0a1-6c2e-5e8f-9a14-3d7c2b1e0f58", sns.Envelope!.SnsMetadata!.MessageId);
+        Assert.Equal("ORD-20251103-0042", ((MessageEnvelope<Order>)sns.Envelope).Message.OrderId);
+        Assert.Equal(InboundMessageKind.EventBridgeEvent, eventBridge.Kind);
+        Assert.Equal("Orders.OrderPlaced", eventBridge.Envelope!.EventBridgeMetadata!.DetailType);
+        Assert.Equal("hello", ((MessageEnvelope<string>)eventBridge.Envelope).Message);
+        Assert.Equal(InboundMessageKind.SnsControlMessage, control.Kind);
+    }
+
     private static InboundMessageReader Create(bool experimental = true, SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
