@@ -10,9 +10,11 @@
 // The process ends when its standard input closes, so it never outlives the test run.
 //
 // Control endpoints (on the proxy, under /__control/):
-//   POST faults    body: [{ "kind": "status"|"throttle"|"drop"|"delay"|"dropResponse", "count": n, "every": k,
-//                           "status": 500, "delayMs": 0, "match": "SendMessage" }]  (replaces the list)
-//                  a fault fires on every k-th request it matches (k = 1 by default), n times in all
+//   POST faults    body: [{ "kind": "status"|"throttle"|"drop"|"delay"|"dropResponse"|"corruptBodyDigest", "count": n, "every": k,
+//                           "status": 500, "delayMs": 0, "match": "SendMessage", "bodyContains": "…" }]  (replaces the list)
+//                  a fault fires on every k-th request it matches (k = 1 by default), n times in all;
+//                  corruptBodyDigest spoils the MD5OfBody of every received message whose body holds bodyContains
+//   GET  sent      how many times each message body was sent to fauxqs and accepted (SendMessage, SendMessageBatch, Publish)
 //   POST eventbridge  body: the JSON response PutEvents calls get (default: every entry succeeds)
 //   GET  captured  the EventBridge requests recorded so far (method, path, headers, body)
 //   GET  requests  the last 500 signed requests (method, path, headers, body), oldest first
@@ -33,7 +35,7 @@ const app = buildApp({ logger: false, defaultRegion: "eu-west-1" });
 await app.listen({ port: 0, host: "127.0.0.1" });
 const fauxqsPort = app.server.address().port;
 
-const state = { faults: [], captured: [], requests: [], eventBridgeResponse: null, stats: { verified: 0, rejected: 0, skewed: 0, faults: 0, forwarded: 0 } };
+const state = { faults: [], captured: [], requests: [], sent: {}, eventBridgeResponse: null, stats: { verified: 0, rejected: 0, skewed: 0, faults: 0, forwarded: 0 } };
 
 /** The operation a request names: X-Amz-Target's suffix (JSON protocols) or the Query protocol's Action. */
 function operationOf(headers, body) {
@@ -84,8 +86,31 @@ function skewProblem(req) {
   return null;
 }
 
+/** The message bodies a send request carries, to count what fauxqs accepted. */
+function sentBodies(operation, body) {
+  try {
+    if (operation === "SendMessage") return [JSON.parse(body.toString("utf8")).MessageBody];
+    if (operation === "SendMessageBatch") return (JSON.parse(body.toString("utf8")).Entries ?? []).map((e) => e.MessageBody);
+    if (operation === "Publish") return [new URLSearchParams(body.toString("utf8")).get("Message")];
+  } catch { /* not a body of that shape */ }
+  return [];
+}
+
+/** Spoils the MD5OfBody of the received messages whose body holds the marker, as a corrupted answer would. */
+function corruptDigests(upstream, marker) {
+  try {
+    const answer = JSON.parse(upstream.body.toString("utf8"));
+    for (const message of answer.Messages ?? []) {
+      if (typeof message.Body === "string" && message.Body.includes(marker)) message.MD5OfBody = "00000000000000000000000000000000";
+    }
+    upstream.body = Buffer.from(JSON.stringify(answer), "utf8");
+    delete upstream.headers["content-length"];
+  } catch { /* not JSON: left as it is */ }
+}
+
 function takeFault(operation) {
   for (const fault of state.faults) {
+    if (fault.kind === "corruptBodyDigest") continue; // applied to every receive answer, below
     if (fault.count > 0 && (!fault.match || fault.match === operation)) {
       fault.seen = (fault.seen ?? 0) + 1;
       if (fault.seen % (fault.every ?? 1) !== 0) continue;
@@ -119,8 +144,9 @@ async function control(req, res, body) {
   if (path === "captured") return sendJson(res, 200, state.captured);
   if (path === "requests") return sendJson(res, 200, state.requests);
   if (path === "stats") return sendJson(res, 200, state.stats);
+  if (path === "sent") return sendJson(res, 200, state.sent);
   if (path === "reset" && req.method === "POST") {
-    state.faults = []; state.captured = []; state.requests = []; state.eventBridgeResponse = null;
+    state.faults = []; state.captured = []; state.requests = []; state.sent = {}; state.eventBridgeResponse = null;
     state.stats = { verified: 0, rejected: 0, skewed: 0, faults: 0, forwarded: 0 };
     return sendJson(res, 200, { ok: true });
   }
@@ -186,6 +212,12 @@ const proxy = http.createServer(async (req, res) => {
 
   const upstream = await forward(req, res, body);
   state.stats.forwarded++;
+  if (upstream.status === 200) {
+    for (const sent of sentBodies(operation, body)) state.sent[sent] = (state.sent[sent] ?? 0) + 1;
+  }
+  if (operation === "ReceiveMessage" && upstream.status === 200) {
+    for (const corrupt of state.faults.filter((f) => f.kind === "corruptBodyDigest")) corruptDigests(upstream, corrupt.bodyContains);
+  }
   if (fault?.kind === "dropResponse") return req.socket.destroy(); // the request took effect; the caller never hears
   const headers = { ...upstream.headers };
   delete headers["transfer-encoding"];

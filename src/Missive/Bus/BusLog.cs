@@ -33,14 +33,26 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
     public static partial void ProcessingFailed(ILogger logger, string messageId, string queue, Exception exception);
 
-    [LoggerMessage(EventId = 2009, Level = LogLevel.Warning, Message = "Deleting {Count} handled messages from queue {Queue} failed; they stay in the queue and will be received again.")]
-    public static partial void DeleteBatchFailed(ILogger logger, int count, string queue, Exception exception);
+    [LoggerMessage(EventId = 2009, Level = LogLevel.Warning, Message = "Deleting {Count} handled messages ({MessageIds}) from queue {Queue} failed; they stay in the queue and will be received again.")]
+    public static partial void DeleteBatchFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
 
     [LoggerMessage(EventId = 2010, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} could not be extended: its receipt is no longer current, and the message may be handled again while this handler still runs.")]
     public static partial void HeartbeatLost(ILogger logger, string messageId, string queue);
 
-    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of {Count} messages in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
-    public static partial void HeartbeatFailed(ILogger logger, int count, string queue, Exception exception);
+    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of {Count} messages ({MessageIds}) in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
+    public static partial void HeartbeatFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
+
+    /// <summary>The ids of <paramref name="messages"/>, comma-separated, for a log line about a batch call.</summary>
+    public static string IdsOf(System.Collections.Generic.List<Transport.SqsMessage> messages)
+    {
+        var ids = new string[messages.Count];
+        for (int i = 0; i < ids.Length; i++)
+        {
+            ids[i] = messages[i].MessageId;
+        }
+
+        return string.Join(",", ids);
+    }
 
     [LoggerMessage(EventId = 2012, Level = LogLevel.Warning, Message = "The host stopped waiting for {Count} handlers of queue {Queue}; their messages were made visible again and may be handled twice.")]
     public static partial void AbandonedOnStop(ILogger logger, int count, string queue);

@@ -151,7 +151,7 @@ internal sealed class DeleteBatcher : IDisposable
         catch (Exception e) when (e is not OutOfMemoryException)
         {
             // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
-            BusLog.DeleteBatchFailed(_logger, batch.Count, _queue, e);
+            BusLog.DeleteBatchFailed(_logger, batch.Count, BusLog.IdsOf(batch), _queue, e);
         }
         finally
         {

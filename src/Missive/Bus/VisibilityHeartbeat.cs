@@ -151,7 +151,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
         catch (Exception e) when (e is not OutOfMemoryException)
         {
             // Tried again at the next tick while the messages are still held.
-            BusLog.HeartbeatFailed(_logger, due.Count, _queue, e);
+            BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, e);
         }
         finally
         {

@@ -136,6 +136,11 @@ public sealed class AwsEmulator : IAsyncDisposable
                 item["every"] = every;
             }
 
+            if (fault.BodyContains is { } marker)
+            {
+                item["bodyContains"] = marker;
+            }
+
             list.Add(item);
         }
 
@@ -149,6 +154,19 @@ public sealed class AwsEmulator : IAsyncDisposable
         using JsonDocument stats = await GetControlAsync("stats").ConfigureAwait(false);
         JsonElement root = stats.RootElement;
         return new ProxyStats(root.GetProperty("verified").GetInt32(), root.GetProperty("rejected").GetInt32(), root.GetProperty("faults").GetInt32(), root.GetProperty("forwarded").GetInt32(), root.GetProperty("skewed").GetInt32());
+    }
+
+    /// <summary>How many times each message body was sent to fauxqs and accepted (a send retried after its answer was lost counts twice).</summary>
+    public async Task<Dictionary<string, int>> SentAsync()
+    {
+        using JsonDocument sent = await GetControlAsync("sent").ConfigureAwait(false);
+        var counts = new Dictionary<string, int>(StringComparer.Ordinal);
+        foreach (JsonProperty body in sent.RootElement.EnumerateObject())
+        {
+            counts[body.Name] = body.Value.GetInt32();
+        }
+
+        return counts;
     }
 
     /// <summary>The EventBridge requests the proxy answered, oldest first.</summary>
@@ -306,8 +324,13 @@ public sealed class AwsEmulator : IAsyncDisposable
     }
 }
 
-/// <summary>A fault the proxy injects: <c>status</c> (an error answer, 500 by default), <c>throttle</c>, <c>drop</c> (the connection, before forwarding), <c>dropResponse</c> (after forwarding: the call took effect, the caller never hears), or <c>delay</c>.</summary>
-public sealed record Fault(string Kind, int Count, int? Status = null, string? Code = null, int? DelayMs = null, string? Match = null, int? Every = null);
+/// <summary>
+/// A fault the proxy injects: <c>status</c> (an error answer, 500 by default), <c>throttle</c>, <c>drop</c> (the connection,
+/// before forwarding), <c>dropResponse</c> (after forwarding: the call took effect, the caller never hears), <c>delay</c>
+/// (then forwarded, even when the caller gave up), or <c>corruptBodyDigest</c> (the MD5OfBody of every received message
+/// whose body holds <see cref="BodyContains"/> is spoiled).
+/// </summary>
+public sealed record Fault(string Kind, int Count, int? Status = null, string? Code = null, int? DelayMs = null, string? Match = null, int? Every = null, string? BodyContains = null);
 
 /// <summary>What the proxy did: signatures verified and rejected, faults injected, requests forwarded, and requests refused as signed more than 15 minutes off its clock.</summary>
 public readonly record struct ProxyStats(int Verified, int Rejected, int Faults, int Forwarded, int Skewed);
