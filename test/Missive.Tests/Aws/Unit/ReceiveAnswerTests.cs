@@ -21,6 +21,7 @@ namespace Missive.Tests.Aws.Unit;
 /// nothing is read past what the service can send, and every failure is a typed <see cref="MessageTransportException"/>.
 /// </summary>
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Security", "CA5351", Justification = "SQS defines its digests as MD5.")]
+[Collection(ProcessAllocationCollection.Name)]
 public sealed class ReceiveAnswerTests
 {
     private const string QueueUrl = "https://sqs.eu-west-1.amazonaws.com/123456789012/orders";
