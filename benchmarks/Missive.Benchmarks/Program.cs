@@ -16,6 +16,7 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --quick        (reviewers: ~3 minutes, ratio tables)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --sizes        (envelope sizes only)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved  (reads and writes against their floor, in alternation: a drift check)
+// dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --pump [--short] (the bus consuming a backlog against a loop on AWSSDK.SQS, per CPU-second)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- [BenchmarkDotNet args] [--results DIR]
 //                                                                                  (full runs; writes ratio tables and a chart)
 string? resultsDir = ValueOf(args, "--results");
@@ -24,6 +25,12 @@ string[] bdnArgs = Without(args, "--results");
 if (args.Contains("--interleaved"))
 {
     Interleaved.Run();
+    return 0;
+}
+
+if (args.Contains("--pump"))
+{
+    Missive.Benchmarks.Pump.PumpBenchmark.Run(args);
     return 0;
 }
 

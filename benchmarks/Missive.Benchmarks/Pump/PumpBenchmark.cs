@@ -1,0 +1,246 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Globalization;
+using System.Linq;
+using System.Net.Http;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Amazon.Runtime;
+using Amazon.SQS;
+using Amazon.SQS.Model;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Missive.Aws;
+using Missive.Bus;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Benchmarks.Pump;
+
+/// <summary>
+/// The whole bus consuming a backlog, against a loop a user could write on the official client, both over the same SQS
+/// endpoint in process (<see cref="FakeSqsEndpoint"/>, no socket). Measured per window, the two in alternation: messages
+/// per second of process CPU time (a hop to the thread pool costs CPU that wall time hides), bytes allocated per message
+/// (the whole process), messages per receive and per delete call, and billable requests per message.
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>Missive: a generic host with <c>AddQueuePoller</c> (default <see cref="PollerOptions"/> but <c>MaxConcurrency</c>),
+/// <c>EnableExperimentalFeatures()</c>, a handler that counts (or takes 5 ms), the AWS transport over the endpoint
+/// (every request signed).</item>
+/// <item>The hand loop, on AWSSDK.SQS: receive 10, read each body with the same <see cref="InboundMessageReader"/>,
+/// run the handlers (at once, or the 5 ms ones side by side), <c>DeleteMessageBatch</c> the 10.</item>
+/// </list>
+/// </remarks>
+public static class PumpBenchmark
+{
+    private static readonly TimeSpan Warmup = TimeSpan.FromSeconds(1);
+
+    public static void Run(string[] args)
+    {
+        TimeSpan window = TimeSpan.FromSeconds(args.Contains("--short") ? 1.5 : 3);
+        int rounds = args.Contains("--short") ? 2 : 3;
+        Console.WriteLine($"Pump: {rounds} alternating windows of {window.TotalSeconds:0.#} s each (after {Warmup.TotalSeconds:0} s of warm-up); medians. {Environment.ProcessorCount} cores, {Environment.Version}.");
+        Console.WriteLine();
+        Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | Missive / loop (CPU) |");
+        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|");
+        foreach (int lines in new[] { 1, 10 })
+        {
+            List<string> bodies = Bodies(lines);
+            foreach (int handlerMs in new[] { 0, 5 })
+            {
+                var loopRuns = new List<Window>();
+                var pumpRuns = new Dictionary<int, List<Window>> { [10] = [], [64] = [] };
+                for (int round = 0; round < rounds; round++)
+                {
+                    loopRuns.Add(RunLoop(bodies, handlerMs, window).GetAwaiter().GetResult());
+                    foreach (int concurrency in pumpRuns.Keys)
+                    {
+                        pumpRuns[concurrency].Add(RunPump(bodies, handlerMs, concurrency, window).GetAwaiter().GetResult());
+                    }
+                }
+
+                Window loop = Window.Median(loopRuns);
+                Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", loop, null);
+                foreach ((int concurrency, List<Window> runs) in pumpRuns)
+                {
+                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), "Missive", Window.Median(runs), loop);
+                }
+            }
+        }
+    }
+
+    private static void Print(int lines, int handlerMs, string concurrency, string client, Window w, Window? loop)
+        => Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"| {lines} | {(handlerMs == 0 ? "returns at once" : $"{handlerMs} ms")} | {concurrency} | {client} | {w.PerCpuSecond:N0} | {w.PerWallSecond:N0} | {w.BytesPerMessage:N0} | {w.PerReceive:F2} | {w.PerDelete:F2} | {w.RequestsPerMessage:F3} | {(loop is null ? "" : (w.PerCpuSecond / loop.PerCpuSecond).ToString("F2", CultureInfo.InvariantCulture))} |"));
+
+    /// <summary>Envelopes of an order of <paramref name="lines"/> lines, as the fast serializer writes them to an SQS body.</summary>
+    private static List<string> Bodies(int lines)
+    {
+        var bodies = new List<string>();
+        for (int i = 0; i < 16; i++)
+        {
+            OrderPlaced order = Payloads.Order(lines);
+            order.OrderId = "ORD-" + i.ToString(CultureInfo.InvariantCulture);
+            bodies.Add(Setup.Utf8.SerializeToString(Payloads.Envelope(order, Payloads.OrderType)));
+        }
+
+        return bodies;
+    }
+
+    private static async Task<Window> RunPump(List<string> bodies, int handlerMs, int concurrency, TimeSpan window)
+    {
+        var endpoint = new FakeSqsEndpoint(bodies);
+        var counter = new Counter(handlerMs);
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
+        options.QueueUrls["bench"] = new Uri(FakeSqsEndpoint.QueueUrl);
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton(counter);
+        builder.Services.AddSingleton<IMessageTransport>(transport);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<OrderPlaced>(Payloads.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = BenchJsonContext.Default)
+            .EnableExperimentalFeatures()
+            .AddHandler<OrderPlaced, CountingHandler>()
+            .AddQueuePoller("bench", o => o.MaxConcurrency = concurrency));
+        using IHost host = builder.Build();
+        await host.StartAsync();
+        Window result = await Measure(endpoint, counter, window);
+        await host.StopAsync();
+        return result;
+    }
+
+    private static async Task<Window> RunLoop(List<string> bodies, int handlerMs, TimeSpan window)
+    {
+        var endpoint = new FakeSqsEndpoint(bodies);
+        var counter = new Counter(handlerMs);
+        var config = new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) };
+        using var client = new AmazonSQSClient(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), config);
+        var reader = new InboundMessageReader(Setup.Serializers, Setup.Map.Options);
+        using var stop = new CancellationTokenSource();
+        Task loop = Task.Run(() => HandLoop(client, reader, counter, stop.Token));
+        Window result = await Measure(endpoint, counter, window);
+        await stop.CancelAsync();
+        try
+        {
+            await loop;
+        }
+        catch (OperationCanceledException)
+        {
+        }
+
+        return result;
+    }
+
+    /// <summary>The twenty-line loop: receive ten, read and handle each, delete the ten in one call.</summary>
+    private static async Task HandLoop(AmazonSQSClient client, InboundMessageReader reader, Counter counter, CancellationToken stop)
+    {
+        var receive = new ReceiveMessageRequest { QueueUrl = FakeSqsEndpoint.QueueUrl, MaxNumberOfMessages = 10, WaitTimeSeconds = 20, MessageSystemAttributeNames = ["All"], MessageAttributeNames = ["All"] };
+        var handlers = new List<Task>(10);
+        while (!stop.IsCancellationRequested)
+        {
+            ReceiveMessageResponse received = await client.ReceiveMessageAsync(receive, stop);
+            if (received.Messages is not { Count: > 0 } messages)
+            {
+                continue;
+            }
+
+            var entries = new List<DeleteMessageBatchRequestEntry>(messages.Count);
+            handlers.Clear();
+            for (int i = 0; i < messages.Count; i++)
+            {
+                Message m = messages[i];
+                InboundMessage inbound = reader.Read(new SqsMessage { Body = m.Body, MessageId = m.MessageId, ReceiptHandle = m.ReceiptHandle, SystemAttributes = m.Attributes });
+                handlers.Add(counter.HandleAsync((MessageEnvelope<OrderPlaced>)inbound.Envelope!));
+                entries.Add(new DeleteMessageBatchRequestEntry { Id = i.ToString(CultureInfo.InvariantCulture), ReceiptHandle = m.ReceiptHandle });
+            }
+
+            await Task.WhenAll(handlers);
+            await client.DeleteMessageBatchAsync(new DeleteMessageBatchRequest { QueueUrl = FakeSqsEndpoint.QueueUrl, Entries = entries }, stop);
+        }
+    }
+
+    private static async Task<Window> Measure(FakeSqsEndpoint endpoint, Counter counter, TimeSpan window)
+    {
+        await Task.Delay(Warmup);
+        Snapshot start = Snapshot.Take(endpoint, counter);
+        await Task.Delay(window);
+        Snapshot end = Snapshot.Take(endpoint, counter);
+        return new Window(start, end);
+    }
+
+    private sealed class EndpointClients(FakeSqsEndpoint endpoint) : HttpClientFactory
+    {
+        public override HttpClient CreateHttpClient(IClientConfig clientConfig) => new(endpoint, disposeHandler: false);
+    }
+
+    public sealed class Counter(int handlerMs)
+    {
+        private long _count;
+
+        public long Count => Interlocked.Read(ref _count);
+
+        public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope)
+        {
+            if (handlerMs == 0)
+            {
+                Interlocked.Increment(ref _count);
+                return Task.CompletedTask;
+            }
+
+            return SlowlyAsync();
+        }
+
+        private async Task SlowlyAsync()
+        {
+            await Task.Delay(handlerMs);
+            Interlocked.Increment(ref _count);
+        }
+    }
+
+    public sealed class CountingHandler(Counter counter) : IMessageHandler<OrderPlaced>
+    {
+        public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope, CancellationToken cancellationToken) => counter.HandleAsync(envelope);
+    }
+
+    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable)
+    {
+        public static Snapshot Take(FakeSqsEndpoint endpoint, Counter counter) => new(
+            Process.GetCurrentProcess().TotalProcessorTime,
+            GC.GetTotalAllocatedBytes(precise: false),
+            Stopwatch.GetTimestamp(),
+            counter.Count,
+            endpoint.Receives - endpoint.EmptyReceives,
+            endpoint.Received,
+            endpoint.DeleteCalls,
+            endpoint.Deleted,
+            endpoint.BillableRequests);
+    }
+
+    private sealed class Window(Snapshot start, Snapshot end)
+    {
+        private readonly double _handled = end.Handled - start.Handled;
+
+        public double PerCpuSecond => _handled / (end.Cpu - start.Cpu).TotalSeconds;
+
+        public double PerWallSecond => _handled / Stopwatch.GetElapsedTime(start.Wall, end.Wall).TotalSeconds;
+
+        public double BytesPerMessage => (end.Allocated - start.Allocated) / _handled;
+
+        public double PerReceive => (double)(end.Received - start.Received) / (end.Receives - start.Receives);
+
+        public double PerDelete => (double)(end.Deleted - start.Deleted) / Math.Max(1, end.DeleteCalls - start.DeleteCalls);
+
+        public double RequestsPerMessage => (end.Billable - start.Billable) / _handled;
+
+        /// <summary>The window whose CPU throughput is the median of the runs (its other figures come with it).</summary>
+        public static Window Median(List<Window> runs) => runs.OrderBy(r => r.PerCpuSecond).ElementAt(runs.Count / 2);
+    }
+}
