@@ -18,9 +18,12 @@ namespace Missive.Tests.Reliability;
 /// the rest of the body, as an SNS Message once did) costs quadratic time, which anyone who can publish can use.
 /// </summary>
 /// <remarks>
-/// Times are compared within one test, each the fastest of several rounds, so a busy machine slows both sizes alike;
-/// quadratic cost shows as about a hundredfold, far from the threshold.
+/// Times are compared within one test, each the fastest of several rounds, with no other test running (a collection of
+/// its own); a comparison over the threshold is made again, twice at most, and the lowest ratio counts, so that a
+/// burst of load on a shared machine cannot fail it, while quadratic cost (13x at 1 MB for the SNS Message it found,
+/// and growing with the size) fails every time.
 /// </remarks>
+[Collection(ProcessAllocationCollection.Name)]
 public sealed class RepeatedMemberScalingTests(ITestOutputHelper output)
 {
     private const int Small = 10_000;
@@ -65,9 +68,14 @@ public sealed class RepeatedMemberScalingTests(ITestOutputHelper output)
             EnvelopeSerializer json = experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map);
             var reader = new InboundMessageReader(new EnvelopeSerializerProvider(json, new ProtobufEnvelopeSerializer(map)), map.Options);
             SqsMessage small = Body(wrapper, member, Small), large = Body(wrapper, member, Large);
-            double perByteSmall = FastestNanoseconds(reader, small, rounds: 7, reads: 100) / Size(small);
-            double perByteLarge = FastestNanoseconds(reader, large, rounds: 5, reads: 1) / Size(large);
-            double ratio = perByteLarge / perByteSmall;
+            double ratio = double.MaxValue, perByteSmall = 0, perByteLarge = 0;
+            for (int attempt = 0; attempt < 3 && ratio > MaxRatio; attempt++)
+            {
+                perByteSmall = FastestNanoseconds(reader, small, rounds: 7, reads: 100) / Size(small);
+                perByteLarge = FastestNanoseconds(reader, large, rounds: 7, reads: 1) / Size(large);
+                ratio = Math.Min(ratio, perByteLarge / perByteSmall);
+            }
+
             output.WriteLine($"{wrapper} {member} ({(experimental ? "fast" : "standard")}): {perByteSmall:F2} ns/B at {Size(small):N0} B, {perByteLarge:F2} ns/B at {Size(large):N0} B, ratio {ratio:F2}");
             Assert.True(ratio <= MaxRatio, $"{wrapper} with {member} repeated ({(experimental ? "fast" : "standard")} serializer): {perByteLarge:F2} ns/B at 1 MB against {perByteSmall:F2} ns/B at 10 KB ({ratio:F1}x)");
         }
