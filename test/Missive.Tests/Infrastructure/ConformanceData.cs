@@ -6,50 +6,28 @@ using System.Text.Json;
 namespace Missive.Tests.Infrastructure;
 
 /// <summary>
-/// Finds the CloudEvents conformance data in <c>../shared/conformance</c> (beside the repository) and
-/// builds the golden sample events its README describes.
+/// The CloudEvents conformance data, vendored in <c>test/Missive.Tests/Conformance/Data/cloudevents</c> (see its
+/// <c>ORIGIN.md</c>; <c>MISSIVE_CONFORMANCE_DIR</c> points the tests at another copy, a newer one for example), and the
+/// golden sample events its README describes.
 /// </summary>
 public static class ConformanceData
 {
-    public static readonly string? Root = FindRoot();
-
-    public static string MissingReason => "The CloudEvents conformance data (../shared/conformance/cloudevents) was not found beside the repository; set MISSIVE_CONFORMANCE_DIR to run these tests.";
-
-    /// <summary>Skips only outside CI: in CI a missing folder must fail, not pass quietly.</summary>
-    public static bool ShouldSkip => Root is null && !string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase);
+    public static readonly string Root = FindRoot();
 
     public static JsonElement Load(string relativePath)
     {
-        if (Root is null)
-        {
-            throw new DirectoryNotFoundException(MissingReason);
-        }
-
         string text = File.ReadAllText(Path.Combine(Root, relativePath)).TrimStart('\uFEFF');
         using JsonDocument document = JsonDocument.Parse(text);
         return document.RootElement.Clone();
     }
 
-    private static string? FindRoot()
+    private static string FindRoot()
     {
         string? configured = Environment.GetEnvironmentVariable("MISSIVE_CONFORMANCE_DIR");
-        if (!string.IsNullOrEmpty(configured) && Directory.Exists(configured))
-        {
-            return configured;
-        }
-
-        for (DirectoryInfo? dir = new(AppContext.BaseDirectory); dir is not null; dir = dir.Parent)
-        {
-            foreach (string candidate in new[] { Path.Combine(dir.FullName, "shared", "conformance", "cloudevents"), Path.Combine(dir.FullName, "..", "shared", "conformance", "cloudevents") })
-            {
-                if (Directory.Exists(Path.Combine(candidate, "format")))
-                {
-                    return Path.GetFullPath(candidate);
-                }
-            }
-        }
-
-        return null;
+        string root = !string.IsNullOrEmpty(configured) ? configured : Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Conformance", "Data", "cloudevents");
+        return Directory.Exists(Path.Combine(root, "format"))
+            ? Path.GetFullPath(root)
+            : throw new DirectoryNotFoundException($"The CloudEvents conformance data was not found in {root} (it is part of the repository; MISSIVE_CONFORMANCE_DIR overrides where it is read from).");
     }
 
     private static readonly DateTimeOffset SampleTime = new(2018, 4, 5, 17, 31, 0, TimeSpan.Zero);
@@ -124,16 +102,4 @@ public static class ConformanceData
         "minimalAndAllExtensionTypes" => [SampleEvent("minimal"), SampleEvent("allExtensionTypes")],
         _ => throw new ArgumentException($"Unknown sample batch '{sampleId}'.", nameof(sampleId)),
     };
-}
-
-/// <summary>A theory over conformance data: skipped, with the reason, when the data is absent outside CI.</summary>
-public sealed class ConformanceTheoryAttribute : TheoryAttribute
-{
-    public ConformanceTheoryAttribute()
-    {
-        if (ConformanceData.ShouldSkip)
-        {
-            Skip = ConformanceData.MissingReason;
-        }
-    }
 }
