@@ -46,7 +46,8 @@ public static class WorkerHost
             bus.AddQueuePoller(queue, options => missive.GetSection("Poller").Bind(options));
             if (string.Equals(missive["Transport"], "Aws", StringComparison.OrdinalIgnoreCase))
             {
-                // The topic, the queue, its subscription and redrive policy exist on AWS already (see the README).
+                // The topic, the queue, its subscription and redrive policy exist already: on AWS, or on the local endpoint
+                // that test/aws-emulator/local.mjs starts from local-aws.json (the README, "A local endpoint").
                 bus.UseAws(missive.GetSection("Aws"));
             }
             else

@@ -17,6 +17,12 @@ public static class MessageBusBuilderAwsExtensions
     /// <summary>The prefix of the named <see cref="HttpClient"/>s the transport uses (one per service: <c>Missive.Aws.sqs</c>, <c>.sns</c>, <c>.events</c>), for adding handlers.</summary>
     public const string HttpClientNamePrefix = "Missive.Aws.";
 
+    /// <summary>
+    /// The log category of the transport's HTTP clients (IHttpClientFactory's, below which each client has its own); its
+    /// messages are shown from <see cref="LogLevel.Warning"/> unless the application sets a level for it.
+    /// </summary>
+    public const string HttpClientLogCategory = "System.Net.Http.HttpClient.Missive.Aws";
+
     /// <summary>Uses <see cref="AwsTransport"/> as the bus's transport.</summary>
     /// <param name="bus">The bus builder. Must not be null.</param>
     /// <param name="configure">Sets options in code, or <c>null</c> for the defaults.</param>
@@ -59,6 +65,11 @@ public static class MessageBusBuilderAwsExtensions
         services.AddSingleton<IValidateOptions<AwsTransportOptions>>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable));
+        // IHttpClientFactory logs four lines at Information for every call; the transport's clients are quiet below
+        // Warning unless the application asks (Logging:LogLevel:System.Net.Http.HttpClient.Missive.Aws, or one client's
+        // category). The rule goes first, so that a rule the application configures for the same category wins.
+        services.Insert(0, ServiceDescriptor.Singleton<IConfigureOptions<LoggerFilterOptions>>(new ConfigureOptions<LoggerFilterOptions>(
+            static o => o.Rules.Add(new LoggerFilterRule(null, HttpClientLogCategory, LogLevel.Warning, null)))));
         foreach (string service in new[] { AwsSettings.SqsSigningName, AwsSettings.SnsSigningName, AwsSettings.EventBridgeSigningName })
         {
             services.AddHttpClient(HttpClientNamePrefix + service)

@@ -9,8 +9,26 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2000, Level = LogLevel.Information, Message = "Polling queue {Queue} with up to {MaxConcurrency} messages in flight.")]
     public static partial void PollerStarted(ILogger logger, string queue, int maxConcurrency);
 
+    /// <summary>Logs an unreadable message, naming the byte where the problem is only when it is known.</summary>
+    public static void EnvelopeUnreadable(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception)
+    {
+        if (position >= 0)
+        {
+            EnvelopeUnreadableAt(logger, messageId, queue, receiveCount, reason, position, exception);
+        }
+        else
+        {
+            EnvelopeUnreadableSomewhere(logger, messageId, queue, receiveCount, reason, exception);
+        }
+    }
+
+#pragma warning disable SYSLIB1006 // one event, two wordings: with the position where it is known, without it where it is not
     [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason} at byte {Position}. It stays in the queue, to be retried and finally dead-lettered.")]
-    public static partial void EnvelopeUnreadable(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception);
+    private static partial void EnvelopeUnreadableAt(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception);
+
+    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason}. It stays in the queue, to be retried and finally dead-lettered.")]
+    private static partial void EnvelopeUnreadableSomewhere(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, Exception exception);
+#pragma warning restore SYSLIB1006
 
     [LoggerMessage(EventId = 2002, Level = LogLevel.Warning, Message = "The handler of message {MessageId} ({MessageType}) from queue {Queue} failed on receive {ReceiveCount}. The message stays in the queue, to be retried and finally dead-lettered.")]
     public static partial void HandlerFailed(ILogger logger, string messageId, string messageType, string queue, int receiveCount, Exception exception);

@@ -42,7 +42,7 @@ public sealed class AwsEmulator : IAsyncDisposable
     /// <summary>Why the emulator cannot run here, or <c>null</c> when it can.</summary>
     public static string? Unavailable => s_unavailable.Value;
 
-    /// <summary>Whether tests that need it are skipped: only outside CI, where a missing Node or npm install is reported instead.</summary>
+    /// <summary>Whether tests that need it are skipped: only outside CI, and only when Node or npm cannot be had (in CI they run, and fail).</summary>
     public static bool ShouldSkip => Unavailable is not null && !string.Equals(Environment.GetEnvironmentVariable("CI"), "true", StringComparison.OrdinalIgnoreCase);
 
     /// <summary>The proxy's address: what the transport under test talks to.</summary>
@@ -306,22 +306,70 @@ public sealed class AwsEmulator : IAsyncDisposable
         }
     }
 
+    /// <summary>
+    /// Why the emulator cannot run, or <c>null</c> once it can: Node.js must be on the PATH (version 20 or later), and
+    /// the emulator's npm packages are installed here with <c>npm ci</c> (pinned by its package-lock.json) when they
+    /// are missing or older than the lock file, once per test run.
+    /// </summary>
     private static string? FindProblem()
+    {
+        (int nodeExit, string nodeVersion) = RunTool("node", "--version", TimeSpan.FromSeconds(30));
+        if (nodeExit != 0)
+        {
+            return "Node.js (node) is not on the PATH; install Node 20 or later to run the Missive.Aws emulator tests.";
+        }
+
+        if (!int.TryParse(nodeVersion.TrimStart('v').Split('.')[0], out int major) || major < 20)
+        {
+            return $"Node.js {nodeVersion.Trim()} is too old for the emulator (fauxqs 1.9.2 needs Node 20 or later).";
+        }
+
+        string installed = Path.Combine(Directory, "node_modules", ".package-lock.json");
+        string locked = Path.Combine(Directory, "package-lock.json");
+        if (File.Exists(Path.Combine(Directory, "node_modules", "fauxqs", "package.json")) && File.Exists(installed) && File.GetLastWriteTimeUtc(installed) >= File.GetLastWriteTimeUtc(locked))
+        {
+            return null;
+        }
+
+        (int npmExit, string npmOutput) = RunTool("npm", "ci --no-audit --no-fund", TimeSpan.FromMinutes(5));
+        return npmExit switch
+        {
+            0 => null,
+            -1 => "npm is not on the PATH (it comes with Node.js); it installs the emulator's packages (npm ci in test/aws-emulator).",
+            _ => $"'npm ci' in {Directory} failed (exit code {npmExit}): {Last(npmOutput, 600)}",
+        };
+    }
+
+    /// <summary>Runs a tool in the emulator's folder; exit code -1 when it cannot be started or does not finish in time.</summary>
+    private static (int ExitCode, string Output) RunTool(string tool, string arguments, TimeSpan timeout)
     {
         try
         {
-            using var node = Process.Start(new ProcessStartInfo("node", "--version") { RedirectStandardOutput = true, UseShellExecute = false });
-            node!.WaitForExit(10_000);
+            var start = new ProcessStartInfo(tool, arguments)
+            {
+                WorkingDirectory = Directory,
+                RedirectStandardOutput = true,
+                RedirectStandardError = true,
+                UseShellExecute = false,
+            };
+            using Process process = Process.Start(start) ?? throw new System.ComponentModel.Win32Exception();
+            Task<string> output = process.StandardOutput.ReadToEndAsync();
+            Task<string> error = process.StandardError.ReadToEndAsync();
+            if (!process.WaitForExit(timeout))
+            {
+                process.Kill(entireProcessTree: true);
+                return (-1, $"{tool} did not finish within {timeout}");
+            }
+
+            return (process.ExitCode, output.Result + error.Result);
         }
         catch (System.ComponentModel.Win32Exception)
         {
-            return "Node.js (node) is not on the PATH; install Node 20 or later.";
+            return (-1, $"{tool} could not be started");
         }
-
-        return File.Exists(Path.Combine(Directory, "node_modules", "fauxqs", "package.json"))
-            ? null
-            : $"the emulator's npm packages are not installed; run 'npm ci' in {Directory}.";
     }
+
+    private static string Last(string text, int length) => text.Length <= length ? text.Trim() : "…" + text[^length..].Trim();
 }
 
 /// <summary>
