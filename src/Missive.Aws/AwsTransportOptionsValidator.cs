@@ -1,37 +1,81 @@
 using System;
+using System.Collections.Generic;
+using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
+using Missive.Bus;
 
 namespace Missive.Aws;
 
-/// <summary>Checks <see cref="AwsTransportOptions"/> at startup, and that they resolve to a region, credentials and endpoints.</summary>
-internal sealed class AwsTransportOptionsValidator : IValidateOptions<AwsTransportOptions>
+/// <summary>
+/// Checks the AWS transport's configuration with the bus's own checks when the host starts: every option out of range,
+/// that the options resolve to a region, credentials and endpoints, and that every SNS publisher's topic has an ARN
+/// (SNS names topics by ARN only). Each problem says what to write instead.
+/// </summary>
+internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationCheck
 {
     private readonly Func<string, string?> _environment;
 
     public AwsTransportOptionsValidator(Func<string, string?> environment) => _environment = environment;
 
-    public ValidateOptionsResult Validate(string? name, AwsTransportOptions options)
+    public void Check(MessageBusDescription bus, ICollection<string> problems)
+    {
+        AwsTransportOptions options;
+        try
+        {
+            options = bus.Services.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
+        }
+        catch (MessageBusConfigurationException e)
+        {
+            problems.Add(e.Message); // a configuration value that does not parse
+            return;
+        }
+
+        int before = problems.Count;
+        FindProblems(options, problems);
+        if (problems.Count == before)
+        {
+            try
+            {
+                _ = AwsSettings.Resolve(options, _environment);
+            }
+            catch (MessageBusConfigurationException e)
+            {
+                problems.Add(e.Message);
+            }
+        }
+
+        foreach (MessageBusDestination destination in bus.Publishers)
+        {
+            if (destination.Kind == MessageBusDestinationKind.Topic && !destination.Name.StartsWith("arn:", StringComparison.Ordinal) && !options.TopicArns.ContainsKey(destination.Name))
+            {
+                problems.Add($"{destination.MessageType.FullName} is published to the SNS topic '{destination.Name}', which has no ARN (SNS names topics by ARN): add TopicArns:{destination.Name} = arn:aws:sns:<region>:<account>:{destination.Name} to the Missive.Aws options, or name the topic by its ARN in AddSnsPublisher.");
+            }
+        }
+    }
+
+    /// <summary>Every option out of range, with what to set instead.</summary>
+    internal static void FindProblems(AwsTransportOptions options, ICollection<string> problems)
     {
         if (options.MaxAttempts is < 1 or > 20)
         {
-            return ValidateOptionsResult.Fail($"Missive.Aws MaxAttempts is {options.MaxAttempts}; it counts every attempt, the first included, and must be 1 to 20 (AWS standard mode uses 3).");
+            problems.Add($"Missive.Aws MaxAttempts is {options.MaxAttempts}: it counts every attempt, the first included; set it to 1 to 20 (AWS standard mode uses 3).");
         }
 
         if (options.MaxBackoff <= TimeSpan.Zero || options.MaxBackoff > TimeSpan.FromMinutes(5))
         {
-            return ValidateOptionsResult.Fail($"Missive.Aws MaxBackoff is {options.MaxBackoff}; it must be above zero and at most 5 minutes (AWS standard mode uses 20 seconds).");
+            problems.Add($"Missive.Aws MaxBackoff is {options.MaxBackoff}: set it above zero and at most 5 minutes (AWS standard mode uses 20 seconds).");
         }
 
         if (options.AttemptTimeout < TimeSpan.FromSeconds(1))
         {
-            return ValidateOptionsResult.Fail($"Missive.Aws AttemptTimeout is {options.AttemptTimeout}; it must be at least 1 second.");
+            problems.Add($"Missive.Aws AttemptTimeout is {options.AttemptTimeout}: set it to at least 1 second.");
         }
 
         foreach ((string queue, Uri url) in options.QueueUrls)
         {
             if (!url.IsAbsoluteUri || (url.Scheme != Uri.UriSchemeHttps && url.Scheme != Uri.UriSchemeHttp))
             {
-                return ValidateOptionsResult.Fail($"Missive.Aws QueueUrls:{queue} must be an absolute http or https URL.");
+                problems.Add($"Missive.Aws QueueUrls:{queue} is not an absolute http or https URL: write the queue's URL (https://sqs.<region>.amazonaws.com/<account>/{queue}).");
             }
         }
 
@@ -39,19 +83,8 @@ internal sealed class AwsTransportOptionsValidator : IValidateOptions<AwsTranspo
         {
             if (!arn.StartsWith("arn:", StringComparison.Ordinal) || !arn.Contains(":sns:", StringComparison.Ordinal))
             {
-                return ValidateOptionsResult.Fail($"Missive.Aws TopicArns:{topic} must be an SNS topic ARN (arn:aws:sns:region:account:name).");
+                problems.Add($"Missive.Aws TopicArns:{topic} is not an SNS topic ARN: write arn:aws:sns:<region>:<account>:{topic}.");
             }
         }
-
-        try
-        {
-            _ = AwsSettings.Resolve(options, _environment);
-        }
-        catch (MessageBusConfigurationException e)
-        {
-            return ValidateOptionsResult.Fail(e.Message);
-        }
-
-        return ValidateOptionsResult.Success;
     }
 }

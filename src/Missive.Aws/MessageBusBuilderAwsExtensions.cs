@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Net.Http;
 using System.Threading;
 using Microsoft.Extensions.Configuration;
@@ -7,6 +8,7 @@ using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive;
 using Missive.Aws;
+using Missive.Bus;
 using Missive.Transport;
 
 namespace Microsoft.Extensions.DependencyInjection;
@@ -27,8 +29,11 @@ public static class MessageBusBuilderAwsExtensions
     /// <param name="bus">The bus builder. Must not be null.</param>
     /// <param name="configure">Sets options in code, or <c>null</c> for the defaults.</param>
     /// <returns>The builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
-    /// <remarks>The options are validated when the host starts, with messages that say how to fix them.</remarks>
+    /// <remarks>
+    /// The options are checked when the host starts (or when the first publisher is resolved, without a generic host) with the
+    /// bus's own checks: every problem, another transport configured too among them, is listed in one
+    /// <see cref="MessageBusConfigurationException"/> that says how to fix it.
+    /// </remarks>
     public static MessageBusBuilder UseAws(this MessageBusBuilder bus, Action<AwsTransportOptions>? configure = null)
         => UseAws(bus, configuration: null, configure);
 
@@ -37,7 +42,7 @@ public static class MessageBusBuilderAwsExtensions
     /// <param name="configuration">The section, for example <c>configuration.GetSection("Missive:Aws")</c>; or <c>null</c>.</param>
     /// <param name="configure">Sets options in code after the section is bound, or <c>null</c>.</param>
     /// <returns>The builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
+    /// <remarks>See <see cref="UseAws(MessageBusBuilder, Action{AwsTransportOptions}?)"/>.</remarks>
     public static MessageBusBuilder UseAws(this MessageBusBuilder bus, IConfiguration? configuration, Action<AwsTransportOptions>? configure = null)
     {
         ArgumentNullException.ThrowIfNull(bus);
@@ -46,7 +51,8 @@ public static class MessageBusBuilderAwsExtensions
         {
             if (descriptor.ServiceType == typeof(IMessageTransport))
             {
-                throw new MessageBusConfigurationException("A transport is already configured for the bus; call UseAws or UseInMemoryBroker once, not both.");
+                services.AddSingleton<IMessageBusConfigurationCheck>(new Problem("Two transports are configured for the bus: call UseAws or UseInMemoryBroker once, not both."));
+                return bus;
             }
         }
 
@@ -61,8 +67,7 @@ public static class MessageBusBuilderAwsExtensions
             options.Configure(configure);
         }
 
-        options.ValidateOnStart();
-        services.AddSingleton<IValidateOptions<AwsTransportOptions>>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
+        services.AddSingleton<IMessageBusConfigurationCheck>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable));
         // IHttpClientFactory logs four lines at Information for every call; the transport's clients are quiet below
@@ -89,5 +94,11 @@ public static class MessageBusBuilderAwsExtensions
         });
         services.AddSingleton<IMessageTransport>(sp => sp.GetRequiredService<AwsTransport>());
         return bus;
+    }
+
+    /// <summary>A problem found while the bus was configured, reported with the others when the host starts.</summary>
+    private sealed class Problem(string problem) : IMessageBusConfigurationCheck
+    {
+        public void Check(MessageBusDescription bus, ICollection<string> problems) => problems.Add(problem);
     }
 }

@@ -27,4 +27,7 @@ internal sealed class BusConfiguration
 
     /// <summary>Gets the FIFO id selectors by message type.</summary>
     public Dictionary<Type, FifoIdSelector> FifoIds { get; } = [];
+
+    /// <summary>Gets the problems the builder found, reported with every other at startup (<see cref="MessageBusValidator"/>).</summary>
+    public List<string> Problems { get; } = [];
 }

@@ -21,10 +21,12 @@ internal sealed class MessagePublisher : IMessagePublisher
     private readonly BusConfiguration _configuration;
     private readonly BusTelemetry _telemetry;
     private readonly IServiceProvider _services;
+    private readonly Func<Type, bool> _isRegistered;
     private PublishStep? _pipeline;
 
-    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services)
+    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered)
     {
+        _isRegistered = isRegistered;
         _factory = factory;
         _writer = writer;
         _transport = transport;
@@ -35,9 +37,14 @@ internal sealed class MessagePublisher : IMessagePublisher
 
     public async Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
     {
+        if (message is null)
+        {
+            throw new ArgumentNullException(nameof(message), "A message to publish must not be null: an envelope carries its data.");
+        }
+
         if (!_configuration.Routes.TryGetValue(typeof(T), out MessageRoute? route))
         {
-            throw new MessageBusConfigurationException($"No publisher is configured for {typeof(T).FullName}. Add one with AddSqsPublisher<{typeof(T).Name}>, AddSnsPublisher<{typeof(T).Name}> or AddEventBridgePublisher<{typeof(T).Name}>.");
+            throw NoRoute(typeof(T));
         }
 
         MessageEnvelope<T> envelope = options?.TypeIdentifier is { } typeIdentifier ? _factory.CreateEnvelope(message, typeIdentifier) : _factory.CreateEnvelope(message);
@@ -58,6 +65,12 @@ internal sealed class MessagePublisher : IMessagePublisher
 
         return envelope;
     }
+
+    /// <summary>What to write for a type with no publisher: first its registration, if it has none.</summary>
+    private MessageBusConfigurationException NoRoute(Type type)
+        => new(_isRegistered(type)
+            ? $"No publisher is configured for {type.FullName}: add AddSqsPublisher<{type.Name}>, AddSnsPublisher<{type.Name}> or AddEventBridgePublisher<{type.Name}>."
+            : $"{type.FullName} is not a registered message type: add AddMessageType<{type.Name}>(\"its.type.identifier\"), and a publisher for it (AddSqsPublisher<{type.Name}>, AddSnsPublisher<{type.Name}> or AddEventBridgePublisher<{type.Name}>).");
 
     /// <summary>The middleware in registration order (the first outermost) around the send; built once, as publishing middleware are singletons.</summary>
     private PublishStep BuildPipeline()

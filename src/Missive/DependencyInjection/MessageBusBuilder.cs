@@ -48,7 +48,7 @@ public sealed class MessageBusBuilder
     /// <param name="typeIdentifier">The identifier. Must not be null or empty, and unique.</param>
     /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the default of the type's kind (see <see cref="MessageTypeMap"/>).</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The identifier is already registered.</exception>
+    /// <remarks>An identifier registered twice is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddMessageType<T>(string typeIdentifier, string? dataContentType = null)
     {
         AddIdentifier<T>(typeIdentifier);
@@ -65,7 +65,7 @@ public sealed class MessageBusBuilder
     /// <param name="messageSerializer">The serializer of this type's data. Must not be null.</param>
     /// <param name="dataContentType">The <c>datacontenttype</c> to write, or <c>null</c> for the serializer's content type.</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The identifier is already registered, or the type with another serializer.</exception>
+    /// <remarks>An identifier registered twice, or the type with another serializer, is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddMessageType<T>(string typeIdentifier, IStringMessageSerializer messageSerializer, string? dataContentType = null)
     {
         ArgumentNullException.ThrowIfNull(messageSerializer);
@@ -76,14 +76,19 @@ public sealed class MessageBusBuilder
 
     private void AddIdentifier<T>(string typeIdentifier)
     {
-        ArgumentException.ThrowIfNullOrEmpty(typeIdentifier);
-        if (!_identifiers.Add(typeIdentifier))
-        {
-            throw new MessageBusConfigurationException($"The type identifier '{typeIdentifier}' is registered twice; identifiers must be unique.");
-        }
-
         _types.Add(typeof(T));
+        if (string.IsNullOrEmpty(typeIdentifier))
+        {
+            Problem($"{typeof(T).FullName} is registered with an empty type identifier: write AddMessageType<{typeof(T).Name}>(\"its.type.identifier\").");
+        }
+        else if (!_identifiers.Add(typeIdentifier))
+        {
+            Problem($"The type identifier '{typeIdentifier}' is registered twice; identifiers must be unique: give one of the AddMessageType calls another.");
+        }
     }
+
+    /// <summary>Notes a configuration problem; they are all reported together when the host starts.</summary>
+    private void Problem(string problem) => Bus.Problems.Add(problem);
 
     /// <summary>Configures serialization options (applied in order with any other configuration of <see cref="SerializationOptions"/>).</summary>
     /// <param name="configure">The configuration. Must not be null.</param>
@@ -98,13 +103,14 @@ public sealed class MessageBusBuilder
     /// <summary>Sets the <c>source</c> of the envelopes this application publishes.</summary>
     /// <param name="source">A URI reference, for example <c>/orders-service</c>. Must not be null.</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="ArgumentException"><paramref name="source"/> is not a URI reference.</exception>
+    /// <remarks>A source that is not a URI reference is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder UseMessageSource(string source)
     {
         ArgumentNullException.ThrowIfNull(source);
         if (!CloudEventRules.IsUriReference(source))
         {
-            throw new ArgumentException("The message source must be a URI reference without spaces or control characters.", nameof(source));
+            Problem("The message source given to UseMessageSource is not a URI reference: write one without spaces or control characters, for example \"/orders-service\".");
+            return this;
         }
 
         Source = source;
@@ -151,13 +157,13 @@ public sealed class MessageBusBuilder
     /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <typeparam name="THandler">The handler.</typeparam>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">A handler is already registered for <typeparamref name="TMessage"/>.</exception>
+    /// <remarks>A second handler for <typeparamref name="TMessage"/> is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddHandler<TMessage, [DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
         where THandler : class, IMessageHandler<TMessage>
     {
         if (!Bus.Handlers.TryAdd(typeof(TMessage), MessageHandlerStep<TMessage>.Instance))
         {
-            throw new MessageBusConfigurationException($"A handler is already registered for {typeof(TMessage).FullName}.");
+            Problem($"A handler is registered twice for {typeof(TMessage).FullName}: keep one AddHandler<{typeof(TMessage).Name}, …> (one handler per message type; a handler may call others).");
         }
 
         Services.TryAddScoped<IMessageHandler<TMessage>, THandler>();
@@ -171,13 +177,14 @@ public sealed class MessageBusBuilder
     /// </summary>
     /// <typeparam name="THandler">The fallback handler, resolved from each message's DI scope.</typeparam>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">A fallback handler is already registered.</exception>
+    /// <remarks>A second fallback handler is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddFallbackHandler<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
         where THandler : class, IFallbackMessageHandler
     {
         if (Bus.HasFallbackHandler)
         {
-            throw new MessageBusConfigurationException("A fallback handler is already registered; there is one for all unregistered types.");
+            Problem("A fallback handler is registered twice: keep one AddFallbackHandler (it receives every unregistered type).");
+            return this;
         }
 
         Bus.HasFallbackHandler = true;
@@ -192,7 +199,7 @@ public sealed class MessageBusBuilder
     /// </summary>
     /// <typeparam name="TMiddleware">The middleware.</typeparam>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The middleware is already in the pipeline.</exception>
+    /// <remarks>A middleware added twice is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder UseHandleMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
         where TMiddleware : class, IHandleMiddleware
     {
@@ -207,7 +214,7 @@ public sealed class MessageBusBuilder
     /// </summary>
     /// <typeparam name="TMiddleware">The middleware.</typeparam>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The middleware is already in the pipeline.</exception>
+    /// <remarks>A middleware added twice is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder UsePublishMiddleware<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] TMiddleware>()
         where TMiddleware : class, IPublishMiddleware
     {
@@ -223,7 +230,7 @@ public sealed class MessageBusBuilder
     /// <summary>Cancels handlers that run longer than their message type's timeout and retries their messages (<see cref="HandlingTimeoutMiddleware"/>).</summary>
     /// <param name="configure">Sets the default timeout and those per type (all of them, in this one call). Must not be null.</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">It was called before.</exception>
+    /// <remarks>A second call is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder UseHandlingTimeout(Action<HandlingTimeoutOptions> configure)
     {
         ArgumentNullException.ThrowIfNull(configure);
@@ -243,13 +250,13 @@ public sealed class MessageBusBuilder
     /// <param name="messageGroupId">Gets the group id of a message: messages of one group are delivered in order. Must not be null.</param>
     /// <param name="messageDeduplicationId">Gets the deduplication id, or <c>null</c> to rely on content-based deduplication.</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">The type already has FIFO ids.</exception>
+    /// <remarks>A second call for the same type is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddFifoIds<T>(Func<T, string> messageGroupId, Func<T, string>? messageDeduplicationId = null)
     {
         ArgumentNullException.ThrowIfNull(messageGroupId);
         if (!Bus.FifoIds.TryAdd(typeof(T), new FifoIdSelector<T>(messageGroupId, messageDeduplicationId)))
         {
-            throw new MessageBusConfigurationException($"FIFO ids are already configured for {typeof(T).FullName}.");
+            Problem($"FIFO ids are configured twice for {typeof(T).FullName}: keep one AddFifoIds<{typeof(T).Name}>.");
         }
 
         return this;
@@ -269,24 +276,45 @@ public sealed class MessageBusBuilder
     /// <param name="queueName">The queue.</param>
     /// <param name="configure">Poller settings.</param>
     /// <returns>This builder.</returns>
+    /// <remarks>Options out of range are reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddQueuePoller(string queueName, Action<PollerOptions>? configure = null)
     {
-        ArgumentException.ThrowIfNullOrEmpty(queueName);
+        if (string.IsNullOrEmpty(queueName))
+        {
+            Problem("A queue poller has no queue: write AddQueuePoller(\"queue-name\") (a name, or a URL on AWS).");
+            return this;
+        }
+
         var options = new PollerOptions();
         configure?.Invoke(options);
-        if (options.MaxConcurrency < 1 || options.MaxMessagesPerReceive is < 1 or > 10 || options.WaitTime < TimeSpan.Zero || options.WaitTime > TimeSpan.FromSeconds(20))
+        if (options.MaxConcurrency < 1)
         {
-            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs MaxConcurrency of at least 1, MaxMessagesPerReceive of 1 to 10 and a WaitTime of 0 to 20 seconds (SQS's long-polling limit).");
+            Problem($"The poller of '{queueName}' has MaxConcurrency {options.MaxConcurrency}: set it to 1 or more.");
+        }
+
+        if (options.MaxMessagesPerReceive is < 1 or > 10)
+        {
+            Problem($"The poller of '{queueName}' has MaxMessagesPerReceive {options.MaxMessagesPerReceive}: set it to 1 to 10 (SQS's limit).");
+        }
+
+        if (options.WaitTime < TimeSpan.Zero || options.WaitTime > TimeSpan.FromSeconds(20))
+        {
+            Problem($"The poller of '{queueName}' has a WaitTime of {options.WaitTime}: set it to 0 to 20 seconds (SQS's long-polling limit).");
         }
 
         if (options.VisibilityTimeout < TimeSpan.FromSeconds(2) || options.VisibilityTimeout > TimeSpan.FromHours(12))
         {
-            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs a VisibilityTimeout of 2 seconds to 12 hours (SQS's limits; the pump extends it every half timeout while a handler runs).");
+            Problem($"The poller of '{queueName}' has a VisibilityTimeout of {options.VisibilityTimeout}: set it to 2 seconds to 12 hours (SQS's limits; the heartbeat extends it while a handler runs).");
         }
 
         if (options.ReceiveErrorDelay <= TimeSpan.Zero || options.MaxReceiveErrorDelay < options.ReceiveErrorDelay)
         {
-            throw new MessageBusConfigurationException($"The poller of '{queueName}' needs a positive ReceiveErrorDelay and a MaxReceiveErrorDelay at least as long.");
+            Problem($"The poller of '{queueName}' has a ReceiveErrorDelay of {options.ReceiveErrorDelay} and a MaxReceiveErrorDelay of {options.MaxReceiveErrorDelay}: make the first positive and the second at least as long.");
+        }
+
+        if (options.RetryDelay is { } retry && (retry < TimeSpan.Zero || retry > TimeSpan.FromHours(12)))
+        {
+            Problem($"The poller of '{queueName}' has a RetryDelay of {retry}: set it to 0 to 12 hours (SQS's visibility limits), or leave it unset.");
         }
 
         Bus.Pollers.Add((queueName, options));
@@ -296,14 +324,15 @@ public sealed class MessageBusBuilder
     /// <summary>Uses the in-memory broker as the transport, with the topology <paramref name="configure"/> sets up.</summary>
     /// <param name="configure">Creates queues, topics, subscriptions, buses and rules.</param>
     /// <returns>This builder.</returns>
-    /// <exception cref="MessageBusConfigurationException">Another transport is already configured.</exception>
+    /// <remarks>Another transport configured too, or a queue, topic or bus the bus uses that the topology lacks, is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder UseInMemoryBroker(Action<InMemoryBroker>? configure = null)
     {
         foreach (ServiceDescriptor descriptor in Services)
         {
             if (descriptor.ServiceType == typeof(IMessageTransport) && !HasInMemoryBroker())
             {
-                throw new MessageBusConfigurationException("A transport is already configured for the bus; call UseInMemoryBroker or another transport's Use method once, not both.");
+                Problem("Two transports are configured for the bus: call UseInMemoryBroker or another transport's Use method (UseAws) once, not both.");
+                return this;
             }
         }
 
@@ -317,11 +346,12 @@ public sealed class MessageBusBuilder
         return this;
     }
 
-    private static void AddOnce(List<Type> pipeline, Type middleware)
+    private void AddOnce(List<Type> pipeline, Type middleware)
     {
         if (pipeline.Contains(middleware))
         {
-            throw new MessageBusConfigurationException($"The middleware {middleware.Name} is added twice; each step runs once per message, where it was first added.");
+            Problem($"The middleware {middleware.Name} is added twice: keep one Use…Middleware<{middleware.Name}> (each step runs once per message, where it is added).");
+            return;
         }
 
         pipeline.Add(middleware);
@@ -342,10 +372,14 @@ public sealed class MessageBusBuilder
 
     private MessageBusBuilder AddRoute<T>(RouteKind kind, string target, EnvelopeFormat? format)
     {
-        ArgumentException.ThrowIfNullOrEmpty(target);
-        if (!Bus.Routes.TryAdd(typeof(T), new MessageRoute(typeof(T), kind, target, format)))
+        string method = kind switch { RouteKind.Sqs => "AddSqsPublisher", RouteKind.Sns => "AddSnsPublisher", _ => "AddEventBridgePublisher" };
+        if (string.IsNullOrEmpty(target))
         {
-            throw new MessageBusConfigurationException($"A publisher is already configured for {typeof(T).FullName}.");
+            Problem($"The publisher of {typeof(T).FullName} has no destination: write {method}<{typeof(T).Name}>(\"name\").");
+        }
+        else if (!Bus.Routes.TryAdd(typeof(T), new MessageRoute(typeof(T), kind, target, format)))
+        {
+            Problem($"A publisher is configured twice for {typeof(T).FullName}: keep one (a message type is published to one destination; SNS fans out to many).");
         }
 
         return this;

@@ -32,7 +32,10 @@ public static class MessageBusServiceCollectionExtensions
     /// <param name="services">The services. Must not be null.</param>
     /// <param name="configure">Configures the bus. Must not be null.</param>
     /// <returns>The services.</returns>
-    /// <exception cref="MessageBusConfigurationException">The bus is added twice, or a message type is registered twice.</exception>
+    /// <exception cref="MessageBusConfigurationException">The bus is added twice. Every other mistake (a type registered twice, a
+    /// publisher of a type nobody registered, a queue the in-memory broker lacks, options out of range, …) is reported when the
+    /// host starts, or without a generic host when the first publisher or Lambda processor is resolved: all of them, in one
+    /// <see cref="MessageBusConfigurationException"/>, each with what to write instead.</exception>
     public static IServiceCollection AddMessageBus(this IServiceCollection services, Action<MessageBusBuilder> configure)
     {
         ArgumentNullException.ThrowIfNull(services);
@@ -53,8 +56,7 @@ public static class MessageBusServiceCollectionExtensions
         string source = builder.Source;
 
         services.AddSingleton<MessageBusMarker>();
-        services.AddOptions<SerializationOptions>().ValidateOnStart();
-        services.AddSingleton<IValidateOptions<SerializationOptions>>(new SerializationOptionsValidator(registrations));
+        services.AddOptions<SerializationOptions>();
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(builder.ExperimentalFeatures);
         services.TryAddSingleton(sp => BuildMap(sp.GetRequiredService<IOptions<SerializationOptions>>().Value, registrations));
@@ -93,47 +95,24 @@ public static class MessageBusServiceCollectionExtensions
     {
         BusConfiguration bus = builder.Bus;
         bus.ProtobufPublishing = builder.ExperimentalFeaturesEnabled;
-        foreach (MessageRoute route in bus.Routes.Values)
-        {
-            if (route.Format == EnvelopeFormat.Protobuf && !builder.ExperimentalFeaturesEnabled)
-            {
-                throw new MessageBusConfigurationException($"The publisher of {route.MessageType.FullName} uses the protobuf format, which needs EnableExperimentalFeatures().");
-            }
-
-            if (!builder.HasMessageType(route.MessageType))
-            {
-                throw new MessageBusConfigurationException($"{route.MessageType.FullName} has a publisher but is not registered; add AddMessageType<{route.MessageType.Name}>(\"type-identifier\").");
-            }
-        }
-
-        foreach (MessageRoute route in bus.Routes.Values)
-        {
-            if (route.IsFifo && !bus.FifoIds.ContainsKey(route.MessageType))
-            {
-                throw new MessageBusConfigurationException($"{route.MessageType.FullName} is published to the FIFO destination '{route.Target}', where every message needs a message group id: add AddFifoIds<{route.MessageType.Name}>(message => groupId) (PublishOptions.MessageGroupId still wins when set).");
-            }
-        }
-
-        foreach (Type handled in bus.Handlers.Keys)
-        {
-            if (!builder.HasMessageType(handled))
-            {
-                throw new MessageBusConfigurationException($"{handled.FullName} has a handler but is not registered; add AddMessageType<{handled.Name}>(\"type-identifier\").");
-            }
-        }
+        IReadOnlyList<Action<MessageTypeMap>> registrations = builder.Registrations;
+        EnvelopeFormat publishFormat = builder.ExperimentalFeatures.PublishFormat;
+        services.TryAddSingleton(sp => new MessageBusValidator(sp, bus, registrations, builder.HasMessageType, publishFormat));
+        services.AddHostedService(sp => new MessageBusStartupCheck(sp.GetRequiredService<MessageBusValidator>()));
 
         services.TryAddSingleton(bus);
         services.TryAddSingleton(sp => new BusTelemetry(sp.GetService<IMeterFactory>()));
         services.TryAddSingleton(builder.LambdaProcessor);
-        services.TryAddSingleton(sp => new SqsEventProcessor(
+        services.TryAddSingleton(sp => Checked(sp, () => new SqsEventProcessor(
             new MessageDispatcher(sp.GetRequiredService<InboundMessageReader>(), sp.GetRequiredService<IServiceScopeFactory>(), bus, sp.GetRequiredService<BusTelemetry>(), sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance),
             sp.GetService<IMessageTransport>(),
             sp.GetRequiredService<SqsEventProcessorOptions>(),
-            sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance));
+            sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance)));
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
         services.TryAddSingleton(sp => new InboundMessageReader(sp.GetRequiredService<IEnvelopeSerializerProvider>(), sp.GetRequiredService<IOptions<SerializationOptions>>().Value));
         services.TryAddSingleton<IMessagePublisher>(sp =>
         {
+            sp.GetRequiredService<MessageBusValidator>().EnsureValid();
             WarnIfNoHostRunsThePump(sp, bus);
             return new MessagePublisher(
                 sp.GetRequiredService<IEnvelopeFactory>(),
@@ -141,20 +120,28 @@ public static class MessageBusServiceCollectionExtensions
                 RequiredTransport(sp),
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
-                sp);
+                sp,
+                builder.HasMessageType);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {
             // With handlers but no poller the pump has nothing to run (and needs no transport); it says so when the host starts it.
-            services.AddHostedService(sp => new MessagePump(
+            services.AddHostedService(sp => Checked(sp, () => new MessagePump(
                 bus.Pollers.Count > 0 ? RequiredTransport(sp) : null,
                 sp.GetRequiredService<InboundMessageReader>(),
                 sp.GetRequiredService<IServiceScopeFactory>(),
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
                 sp.GetService<TimeProvider>(),
-                sp.GetService<ILogger<MessagePump>>()));
+                sp.GetService<ILogger<MessagePump>>())));
         }
+    }
+
+    /// <summary>Creates one of the bus's entry points once the whole configuration was checked (the first creation checks it).</summary>
+    private static T Checked<T>(IServiceProvider services, Func<T> create)
+    {
+        services.GetRequiredService<MessageBusValidator>().EnsureValid();
+        return create();
     }
 
     private static IMessageTransport RequiredTransport(IServiceProvider services)
@@ -198,27 +185,5 @@ public static class MessageBusServiceCollectionExtensions
     /// <summary>Marks that the bus was added, so a second call is reported instead of half-applied.</summary>
     private sealed class MessageBusMarker
     {
-    }
-
-    /// <summary>Checks the options and that every message type can be set up with them, at startup.</summary>
-    private sealed class SerializationOptionsValidator : IValidateOptions<SerializationOptions>
-    {
-        private readonly IReadOnlyList<Action<MessageTypeMap>> _registrations;
-
-        public SerializationOptionsValidator(IReadOnlyList<Action<MessageTypeMap>> registrations) => _registrations = registrations;
-
-        public ValidateOptionsResult Validate(string? name, SerializationOptions options)
-        {
-            try
-            {
-                options.Validate();
-                BuildMap(options, _registrations);
-                return ValidateOptionsResult.Success;
-            }
-            catch (Exception e) when (e is ArgumentException or MessageBusConfigurationException)
-            {
-                return ValidateOptionsResult.Fail(e.Message);
-            }
-        }
     }
 }

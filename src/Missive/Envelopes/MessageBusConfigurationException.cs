@@ -1,8 +1,13 @@
 using System;
+using System.Collections.Generic;
+using System.Text;
 
 namespace Missive;
 
-/// <summary>Thrown at startup (or at first use) when the message bus or serialization is configured wrongly.</summary>
+/// <summary>
+/// Thrown when the message bus or serialization is configured wrongly: when the host starts (or, without a generic host,
+/// when the first publisher or Lambda processor is resolved), listing every problem found, each with what to write instead.
+/// </summary>
 public sealed class MessageBusConfigurationException : MissiveException
 {
     /// <summary>Creates the exception.</summary>
@@ -10,6 +15,7 @@ public sealed class MessageBusConfigurationException : MissiveException
     public MessageBusConfigurationException(string message)
         : base(message)
     {
+        Problems = [message];
     }
 
     /// <summary>Creates the exception with a cause.</summary>
@@ -18,5 +24,39 @@ public sealed class MessageBusConfigurationException : MissiveException
     public MessageBusConfigurationException(string message, Exception? innerException)
         : base(message, innerException)
     {
+        Problems = [message];
+    }
+
+    /// <summary>Creates the exception for several problems, each what is wrong and how to fix it.</summary>
+    /// <param name="problems">The problems. Must not be null or empty.</param>
+    public MessageBusConfigurationException(IReadOnlyList<string> problems)
+        : base(Describe(problems))
+    {
+        Problems = problems;
+    }
+
+    /// <summary>Gets every problem found, each what is wrong and how to fix it (one, for an exception made with a message).</summary>
+    public IReadOnlyList<string> Problems { get; }
+
+    private static string Describe(IReadOnlyList<string> problems)
+    {
+        ArgumentNullException.ThrowIfNull(problems);
+        if (problems.Count == 0)
+        {
+            throw new ArgumentException("At least one problem is needed.", nameof(problems));
+        }
+
+        if (problems.Count == 1)
+        {
+            return problems[0];
+        }
+
+        var text = new StringBuilder($"The message bus is not configured right ({problems.Count} problems):");
+        foreach (string problem in problems)
+        {
+            text.Append(Environment.NewLine).Append("- ").Append(problem);
+        }
+
+        return text.ToString();
     }
 }

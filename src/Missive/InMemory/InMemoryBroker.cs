@@ -113,6 +113,15 @@ public sealed class InMemoryBroker : IMessageTransport
     public InMemoryQueue GetQueue(string name)
         => _queues.TryGetValue(name, out InMemoryQueue? queue) ? queue : throw new MessageTransportException($"The queue '{name}' does not exist.");
 
+    /// <summary>Whether a queue of that name exists.</summary>
+    internal bool HasQueue(string name) => _queues.ContainsKey(name);
+
+    /// <summary>Whether a topic of that name (or ARN) exists.</summary>
+    internal bool HasTopic(string nameOrArn) => _topics.ContainsKey(TopicName(nameOrArn));
+
+    /// <summary>Whether an event bus of that name exists.</summary>
+    internal bool HasEventBus(string name) => _buses.ContainsKey(name);
+
     /// <summary>Creates a topic; names ending in <c>.fifo</c> make FIFO topics.</summary>
     /// <param name="name">The name.</param>
     /// <param name="maxMessageSize">The largest message: 256 KiB by default, up to 1 MiB.</param>
@@ -303,10 +312,10 @@ public sealed class InMemoryBroker : IMessageTransport
     private static readonly Dictionary<string, MessageAttributeValue> EmptyAttributes = [];
 
     private Topic GetTopic(string nameOrArn)
-    {
-        string name = nameOrArn.StartsWith("arn:", StringComparison.Ordinal) ? nameOrArn[(nameOrArn.LastIndexOf(':') + 1)..] : nameOrArn;
-        return _topics.TryGetValue(name, out Topic? topic) ? topic : throw new MessageTransportException($"The topic '{nameOrArn}' does not exist.");
-    }
+        => _topics.TryGetValue(TopicName(nameOrArn), out Topic? topic) ? topic : throw new MessageTransportException($"The topic '{nameOrArn}' does not exist.");
+
+    private static string TopicName(string nameOrArn)
+        => nameOrArn.StartsWith("arn:", StringComparison.Ordinal) ? nameOrArn[(nameOrArn.LastIndexOf(':') + 1)..] : nameOrArn;
 
     private sealed class Topic(string arn, bool fifo, int maxMessageSize, bool contentBasedDeduplication)
     {

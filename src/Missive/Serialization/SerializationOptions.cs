@@ -104,15 +104,59 @@ public sealed class SerializationOptions
     /// <summary>Checks the options and throws <see cref="ArgumentOutOfRangeException"/> naming the first bad one.</summary>
     public void Validate()
     {
-        ArgumentOutOfRangeException.ThrowIfLessThan(InitialBufferSize, 16, nameof(InitialBufferSize));
-        ArgumentOutOfRangeException.ThrowIfNegative(MaxRetainedBufferSize, nameof(MaxRetainedBufferSize));
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxEnvelopeSize, 64, nameof(MaxEnvelopeSize));
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxJsonDepth, 2, nameof(MaxJsonDepth));
-        ArgumentOutOfRangeException.ThrowIfNegative(MaxExtensionAttributes, nameof(MaxExtensionAttributes));
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxAttributeNameLength, 16, nameof(MaxAttributeNameLength));
-        ArgumentOutOfRangeException.ThrowIfGreaterThan(MaxAttributeNameLength, 256, nameof(MaxAttributeNameLength));
-        ArgumentOutOfRangeException.ThrowIfNegative(MaxBatchSize, nameof(MaxBatchSize));
-        ArgumentOutOfRangeException.ThrowIfLessThan(MaxAttributeValueLength, 256, nameof(MaxAttributeValueLength));
         ArgumentNullException.ThrowIfNull(BufferPool, nameof(BufferPool));
+        foreach ((string option, string problem) in Problems())
+        {
+            throw new ArgumentOutOfRangeException(option, problem);
+        }
+    }
+
+    /// <summary>Every option out of range, with what to set instead (the bus lists them all at startup).</summary>
+    internal IEnumerable<(string Option, string Problem)> Problems()
+    {
+        if (BufferPool is null)
+        {
+            yield return (nameof(BufferPool), "SerializationOptions.BufferPool is null: leave it at ArrayPool<byte>.Shared or set a pool.");
+        }
+
+        if (InitialBufferSize < 16)
+        {
+            yield return (nameof(InitialBufferSize), $"SerializationOptions.InitialBufferSize is {InitialBufferSize}: set it to 16 or more (default 2048).");
+        }
+
+        if (MaxRetainedBufferSize < 0)
+        {
+            yield return (nameof(MaxRetainedBufferSize), $"SerializationOptions.MaxRetainedBufferSize is {MaxRetainedBufferSize}: set it to 0 or more (default 256 KiB).");
+        }
+
+        if (MaxEnvelopeSize < 64)
+        {
+            yield return (nameof(MaxEnvelopeSize), $"SerializationOptions.MaxEnvelopeSize is {MaxEnvelopeSize}: set it to 64 or more (default 1 MiB, SQS's message limit).");
+        }
+
+        if (MaxJsonDepth < 2)
+        {
+            yield return (nameof(MaxJsonDepth), $"SerializationOptions.MaxJsonDepth is {MaxJsonDepth}: set it to 2 or more (default 64).");
+        }
+
+        if (MaxExtensionAttributes < 0)
+        {
+            yield return (nameof(MaxExtensionAttributes), $"SerializationOptions.MaxExtensionAttributes is {MaxExtensionAttributes}: set it to 0 or more (default 64).");
+        }
+
+        if (MaxAttributeNameLength is < 16 or > 256)
+        {
+            yield return (nameof(MaxAttributeNameLength), $"SerializationOptions.MaxAttributeNameLength is {MaxAttributeNameLength}: set it to 16 to 256 (default 128).");
+        }
+
+        if (MaxBatchSize < 0)
+        {
+            yield return (nameof(MaxBatchSize), $"SerializationOptions.MaxBatchSize is {MaxBatchSize}: set it to 0 or more (default 1000).");
+        }
+
+        if (MaxAttributeValueLength < 256)
+        {
+            yield return (nameof(MaxAttributeValueLength), $"SerializationOptions.MaxAttributeValueLength is {MaxAttributeValueLength}: set it to 256 or more (default 64 KiB).");
+        }
     }
 }

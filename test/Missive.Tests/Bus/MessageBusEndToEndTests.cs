@@ -184,11 +184,13 @@ public sealed class MessageBusEndToEndTests
     }
 
     [Fact]
-    public void ProtobufPublisherWithoutExperimentalFeatures_FailsAtStartup()
+    public async Task ProtobufPublisherWithoutExperimentalFeatures_FailsAtStartup()
     {
-        var services = new ServiceCollection();
+        using IHost host = BuildHost(new Recorder<Order>(expected: 0), bus => bus.AddSqsPublisher<Order>("work", EnvelopeFormat.Protobuf));
 
-        Assert.Throws<MessageBusConfigurationException>(() => services.AddMessageBus(bus => bus.AddMessageType<Order>("o").AddSqsPublisher<Order>("q", EnvelopeFormat.Protobuf)));
+        var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
+
+        Assert.Contains("EnableExperimentalFeatures()", error.Message, StringComparison.Ordinal);
     }
 
     private static IHost BuildHost(Recorder<Order> recorder, Action<MessageBusBuilder> configure, ConcurrentQueue<string>? logs = null)

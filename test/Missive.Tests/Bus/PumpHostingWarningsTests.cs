@@ -42,7 +42,7 @@ public sealed class PumpHostingWarningsTests
         var logs = new ConcurrentQueue<string>();
         var services = new ServiceCollection();
         services.AddLogging(l => l.AddProvider(new CapturingLoggerProvider(logs)));
-        services.AddMessageBus(bus => Configure(bus).AddQueuePoller("billing").UseInMemoryBroker());
+        services.AddMessageBus(bus => Configure(bus).AddQueuePoller("billing").UseInMemoryBroker(b => b.CreateQueue("billing")));
         using ServiceProvider provider = services.BuildServiceProvider();
 
         provider.GetRequiredService<IMessagePublisher>();
@@ -54,7 +54,7 @@ public sealed class PumpHostingWarningsTests
     public async Task PollersInAHost_AndHandlersWithAPoller_AreNotReported()
     {
         var logs = new ConcurrentQueue<string>();
-        using IHost host = BuildHost(logs, bus => bus.AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromMilliseconds(50)).UseInMemoryBroker());
+        using IHost host = BuildHost(logs, bus => bus.AddQueuePoller("billing", o => o.WaitTime = TimeSpan.FromMilliseconds(50)).UseInMemoryBroker(b => b.CreateQueue("billing")));
 
         await host.StartAsync();
         host.Services.GetRequiredService<IMessagePublisher>();

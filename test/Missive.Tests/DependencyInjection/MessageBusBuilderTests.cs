@@ -123,12 +123,11 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
-    public void AddMessageType_SameIdentifierTwice_FailsImmediatelyWithAClearMessage()
+    public void AddMessageType_SameIdentifierTwice_FailsAtFirstUseWithAClearMessage()
     {
-        var services = new ServiceCollection();
+        using ServiceProvider provider = Build(bus => bus.AddMessageType<Order>("orders").AddMessageType<Shipment>("orders"));
 
-        var error = Assert.Throws<MessageBusConfigurationException>(() =>
-            services.AddMessageBus(bus => bus.AddMessageType<Order>("orders").AddMessageType<Shipment>("orders")));
+        var error = Assert.Throws<MessageBusConfigurationException>(() => provider.GetRequiredService<IMessagePublisher>());
 
         Assert.Contains("'orders'", error.Message, StringComparison.Ordinal);
         Assert.Contains("unique", error.Message, StringComparison.Ordinal);
@@ -156,7 +155,7 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
-    public void TypeMissingFromTheJsonContext_FailsOptionsValidationNamingTheType()
+    public void TypeMissingFromTheJsonContext_FailsNamingTheType()
     {
         using ServiceProvider provider = Build(bus => bus
             .AddMessageType<Shipment>("shipments")
@@ -166,7 +165,7 @@ public sealed class MessageBusBuilderTests
                 o.JsonSerializerOptions = new JsonSerializerOptions { TypeInfoResolver = TestJsonContext.Default };
             }));
 
-        var error = Assert.Throws<OptionsValidationException>(() => provider.GetRequiredService<IEnvelopeSerializer>());
+        var error = Assert.Throws<MessageBusConfigurationException>(() => provider.GetRequiredService<IEnvelopeSerializer>());
 
         Assert.Contains(typeof(Shipment).FullName!, error.Message, StringComparison.Ordinal);
         Assert.Contains("JsonSerializable", error.Message, StringComparison.Ordinal);
@@ -179,7 +178,7 @@ public sealed class MessageBusBuilderTests
         builder.Services.AddMessageBus(bus => bus.AddMessageType<Order>("orders").ConfigureSerialization(o => o.MaxJsonDepth = 0));
         using IHost host = builder.Build();
 
-        var error = Assert.Throws<OptionsValidationException>(() => host.StartAsync().GetAwaiter().GetResult());
+        var error = Assert.Throws<MessageBusConfigurationException>(() => host.StartAsync().GetAwaiter().GetResult());
 
         Assert.Contains("MaxJsonDepth", error.Message, StringComparison.Ordinal);
     }
@@ -195,11 +194,13 @@ public sealed class MessageBusBuilderTests
     }
 
     [Fact]
-    public void UseMessageSource_NotAUriReference_Throws()
+    public void UseMessageSource_NotAUriReference_IsAConfigurationError()
     {
-        var services = new ServiceCollection();
+        using ServiceProvider provider = Build(bus => bus.UseMessageSource("has space"));
 
-        Assert.Throws<ArgumentException>(() => services.AddMessageBus(bus => bus.UseMessageSource("has space")));
+        var error = Assert.Throws<MessageBusConfigurationException>(() => provider.GetRequiredService<IMessagePublisher>());
+
+        Assert.Contains("UseMessageSource", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]

@@ -52,11 +52,13 @@ public sealed class FifoIdsTests
     }
 
     [Fact]
-    public void AFifoDestinationWithoutAWayToGetAGroupId_IsAStartupError()
+    public async Task AFifoDestinationWithoutAWayToGetAGroupId_IsAStartupError()
     {
-        var error = Assert.Throws<MessageBusConfigurationException>(() => BusTestHost.Build(
+        using IHost host = BusTestHost.Build(
             b => b.CreateQueue("orders.fifo", o => o.Fifo = true),
-            bus => bus.AddSqsPublisher<Order>("orders.fifo")));
+            bus => bus.AddSqsPublisher<Order>("orders.fifo"));
+
+        var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
 
         Assert.Contains("FIFO destination 'orders.fifo'", error.Message, StringComparison.Ordinal);
         Assert.Contains("AddFifoIds<Order>", error.Message, StringComparison.Ordinal);

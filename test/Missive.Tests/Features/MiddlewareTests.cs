@@ -173,12 +173,15 @@ public sealed class MiddlewareTests
     [Fact]
     public void AMiddlewareAddedTwice_IsAConfigurationError()
     {
-        var error = Assert.Throws<MessageBusConfigurationException>(() => new ServiceCollection().AddMessageBus(bus => bus
+        // Reported with every other problem when the bus is first used (here: the publisher of a provider without a host).
+        using ServiceProvider twice = new ServiceCollection().AddMessageBus(bus => bus
             .UseHandlingTimeout(t => t.DefaultTimeout = TimeSpan.FromSeconds(1))
-            .UseHandlingTimeout(t => t.DefaultTimeout = TimeSpan.FromSeconds(2))));
+            .UseHandlingTimeout(t => t.DefaultTimeout = TimeSpan.FromSeconds(2))).BuildServiceProvider();
+        var error = Assert.Throws<MessageBusConfigurationException>(() => twice.GetRequiredService<IMessagePublisher>());
 
         Assert.Contains("HandlingTimeoutMiddleware is added twice", error.Message, StringComparison.Ordinal);
-        Assert.Throws<MessageBusConfigurationException>(() => new ServiceCollection().AddMessageBus(bus => bus.UsePublishMiddleware<StampPublish>().UsePublishMiddleware<StampPublish>()));
+        using ServiceProvider publish = new ServiceCollection().AddMessageBus(bus => bus.UsePublishMiddleware<StampPublish>().UsePublishMiddleware<StampPublish>()).BuildServiceProvider();
+        Assert.Throws<MessageBusConfigurationException>(() => publish.GetRequiredService<IMessagePublisher>());
     }
 
     private static void Topology(InMemoryBroker broker)

@@ -104,13 +104,13 @@ public sealed class AwsOptionsTests
     [InlineData("MaxAttempts", "0", "MaxAttempts is 0")]
     [InlineData("MaxBackoff", "00:00:00", "MaxBackoff is 00:00:00")]
     [InlineData("AttemptTimeout", "00:00:00.5", "AttemptTimeout is 00:00:00.5")]
-    [InlineData("TopicArns:orders", "orders", "TopicArns:orders must be an SNS topic ARN")]
+    [InlineData("TopicArns:orders", "orders", "TopicArns:orders is not an SNS topic ARN")]
     [InlineData("Region", "Europe", "not an AWS region name")]
     public async Task HostStart_WithInvalidOptions_FailsWithTheFix(string key, string value, string message)
     {
         using IHost host = Host(new() { ["Missive:Aws:Region"] = "eu-west-1", [$"Missive:Aws:{key}"] = value });
 
-        var e = await Assert.ThrowsAsync<OptionsValidationException>(() => host.StartAsync());
+        var e = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
 
         Assert.Contains(message, e.Message, StringComparison.Ordinal);
     }
@@ -131,13 +131,14 @@ public sealed class AwsOptionsTests
     [Fact]
     public void UseAws_AndTheInMemoryBroker_CannotBothBeTheTransport()
     {
-        var services = new ServiceCollection();
+        using ServiceProvider first = new ServiceCollection().AddMessageBus(bus => bus.UseInMemoryBroker().UseAws()).BuildServiceProvider();
+        using ServiceProvider reverse = new ServiceCollection().AddMessageBus(bus => bus.UseAws(o => o.Region = "eu-west-1").UseInMemoryBroker()).BuildServiceProvider();
 
-        var e = Assert.Throws<MessageBusConfigurationException>(() => services.AddMessageBus(bus => bus.UseInMemoryBroker().UseAws()));
-        var reverse = Assert.Throws<MessageBusConfigurationException>(() => new ServiceCollection().AddMessageBus(bus => bus.UseAws(o => o.Region = "eu-west-1").UseInMemoryBroker()));
+        var e = Assert.Throws<MessageBusConfigurationException>(() => first.GetRequiredService<Missive.Bus.IMessagePublisher>());
+        var r = Assert.Throws<MessageBusConfigurationException>(() => reverse.GetRequiredService<Missive.Bus.IMessagePublisher>());
 
-        Assert.Contains("A transport is already configured", e.Message, StringComparison.Ordinal);
-        Assert.Contains("A transport is already configured", reverse.Message, StringComparison.Ordinal);
+        Assert.Contains("Two transports are configured", e.Message, StringComparison.Ordinal);
+        Assert.Contains("Two transports are configured", r.Message, StringComparison.Ordinal);
     }
 
     private static IHost Host(Dictionary<string, string?> settings)

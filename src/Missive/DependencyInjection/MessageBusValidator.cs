@@ -1,0 +1,307 @@
+using System;
+using System.Collections.Generic;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Options;
+using Missive.Bus;
+using Missive.InMemory;
+using Missive.Lambda;
+using Missive.Serialization;
+using Missive.Transport;
+
+namespace Missive;
+
+/// <summary>
+/// Finds everything about the bus's configuration that can be known before the first message, once, and throws one
+/// <see cref="MessageBusConfigurationException"/> listing every problem, each with what to write instead: what the
+/// builder noted, the serialization options and every message type with them, the publishers, handlers and FIFO ids,
+/// the transport (that there is one where it is needed, that it can be created), the in-memory broker's topology
+/// against the queues, topics and buses the bus uses, and every <see cref="IMessageBusConfigurationCheck"/> (the AWS
+/// transport's among them). It runs when the host starts, and before the first publisher, pump or Lambda processor is
+/// created, so an application without a generic host gets the same exception.
+/// </summary>
+internal sealed class MessageBusValidator
+{
+    private readonly IServiceProvider _services;
+    private readonly BusConfiguration _bus;
+    private readonly IReadOnlyList<Action<MessageTypeMap>> _registrations;
+    private readonly Func<Type, bool> _isRegistered;
+    private readonly EnvelopeFormat _publishFormat;
+    private readonly object _gate = new();
+    private IReadOnlyList<string>? _problems;
+
+    public MessageBusValidator(IServiceProvider services, BusConfiguration bus, IReadOnlyList<Action<MessageTypeMap>> registrations, Func<Type, bool> isRegistered, EnvelopeFormat publishFormat)
+    {
+        _services = services;
+        _bus = bus;
+        _registrations = registrations;
+        _isRegistered = isRegistered;
+        _publishFormat = publishFormat;
+    }
+
+    /// <summary>Checks the configuration (the first time) and throws when anything is wrong (every time).</summary>
+    /// <exception cref="MessageBusConfigurationException">What is wrong, all of it.</exception>
+    public void EnsureValid()
+    {
+        IReadOnlyList<string> problems;
+        lock (_gate)
+        {
+            problems = _problems ??= FindProblems();
+        }
+
+        if (problems.Count > 0)
+        {
+            throw new MessageBusConfigurationException(problems);
+        }
+    }
+
+    private List<string> FindProblems()
+    {
+        var problems = new UniqueList();
+        foreach (string problem in _bus.Problems)
+        {
+            problems.Add(problem);
+        }
+
+        CheckSerialization(problems);
+        CheckRoutesAndHandlers(problems);
+        CheckTransport(problems);
+        var description = new MessageBusDescription(_services, Destinations(), PolledQueues());
+        foreach (IMessageBusConfigurationCheck check in _services.GetServices<IMessageBusConfigurationCheck>())
+        {
+            try
+            {
+                check.Check(description, problems);
+            }
+            catch (Exception e) when (e is not OutOfMemoryException)
+            {
+                problems.Add($"The configuration check {check.GetType().Name} failed: {e.GetType().Name}: {e.Message}");
+            }
+        }
+
+        return problems.Items;
+    }
+
+    private void CheckSerialization(UniqueList problems)
+    {
+        SerializationOptions options;
+        try
+        {
+            options = _services.GetRequiredService<IOptions<SerializationOptions>>().Value;
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            problems.Add($"The serialization options could not be read: {e.GetType().Name}: {e.Message}");
+            return;
+        }
+
+        bool valid = true;
+        foreach ((_, string problem) in options.Problems())
+        {
+            problems.Add(problem);
+            valid = false;
+        }
+
+        if (!valid)
+        {
+            return; // the message types are set up with the options: they are checked once these are right
+        }
+
+        // Every registration on its own, so that each type that cannot be set up is named.
+        foreach (Action<MessageTypeMap> register in _registrations)
+        {
+            try
+            {
+                register(new MessageTypeMap(options));
+            }
+            catch (Exception e) when (e is MessageBusConfigurationException or ArgumentException or InvalidOperationException or NotSupportedException)
+            {
+                problems.Add(e.Message);
+            }
+        }
+
+        try
+        {
+            var all = new MessageTypeMap(options);
+            foreach (Action<MessageTypeMap> register in _registrations)
+            {
+                register(all);
+            }
+        }
+        catch (Exception e) when (e is MessageBusConfigurationException or ArgumentException or InvalidOperationException or NotSupportedException)
+        {
+            problems.Add(e.Message); // a conflict between registrations (the same type with two serializers)
+        }
+    }
+
+    private void CheckRoutesAndHandlers(UniqueList problems)
+    {
+        if (!Enum.IsDefined(_publishFormat))
+        {
+            problems.Add($"EnableExperimentalFeatures(x => x.PublishFormat = …) names no format ({(int)_publishFormat}): use EnvelopeFormat.Json or EnvelopeFormat.Protobuf.");
+        }
+
+        foreach (MessageRoute route in _bus.Routes.Values)
+        {
+            string name = route.MessageType.Name;
+            if (!_isRegistered(route.MessageType))
+            {
+                problems.Add($"{route.MessageType.FullName} has a publisher but is not a registered message type: add AddMessageType<{name}>(\"its.type.identifier\").");
+            }
+
+            if (route.Format == EnvelopeFormat.Protobuf && !_bus.ProtobufPublishing)
+            {
+                problems.Add($"The publisher of {route.MessageType.FullName} writes protobuf, which needs EnableExperimentalFeatures(): call it, or publish JSON.");
+            }
+
+            if (route.IsFifo && !_bus.FifoIds.ContainsKey(route.MessageType))
+            {
+                problems.Add($"{route.MessageType.FullName} is published to the FIFO destination '{route.Target}', where every message needs a message group id: add AddFifoIds<{name}>(message => groupId) (PublishOptions.MessageGroupId still wins when set).");
+            }
+        }
+
+        foreach (Type handled in _bus.Handlers.Keys)
+        {
+            if (!_isRegistered(handled))
+            {
+                problems.Add($"{handled.FullName} has a handler but is not a registered message type: add AddMessageType<{handled.Name}>(\"its.type.identifier\").");
+            }
+        }
+    }
+
+    private void CheckTransport(UniqueList problems)
+    {
+        IMessageTransport? transport;
+        try
+        {
+            transport = _services.GetService<IMessageTransport>();
+        }
+        catch (MessageBusConfigurationException e)
+        {
+            foreach (string problem in e.Problems)
+            {
+                problems.Add(problem);
+            }
+
+            return;
+        }
+        catch (Exception e) when (e is not OutOfMemoryException)
+        {
+            problems.Add($"The transport could not be created: {e.GetType().Name}: {e.Message}");
+            return;
+        }
+
+        if (transport is null)
+        {
+            if (_bus.Routes.Count > 0 || _bus.Pollers.Count > 0)
+            {
+                problems.Add("No transport is configured, and the bus has publishers or pollers: call UseInMemoryBroker(broker => …) for the in-memory broker, or UseAws(…) (package Missive.Aws) for Amazon SQS, SNS and EventBridge.");
+            }
+
+            return;
+        }
+
+        if (transport is InMemoryBroker broker)
+        {
+            CheckTopology(broker, problems);
+        }
+    }
+
+    /// <summary>Every queue, topic and bus the bus uses exists on the in-memory broker (else the pump fails every poll, forever).</summary>
+    private void CheckTopology(InMemoryBroker broker, UniqueList problems)
+    {
+        foreach (MessageRoute route in _bus.Routes.Values)
+        {
+            (bool exists, string what, string create) = route.Kind switch
+            {
+                RouteKind.Sqs => (broker.HasQueue(route.Target), "queue", $"broker.CreateQueue(\"{route.Target}\")"),
+                RouteKind.Sns => (broker.HasTopic(route.Target), "topic", $"broker.CreateTopic(\"{route.Target}\")"),
+                _ => (broker.HasEventBus(route.Target), "event bus", $"broker.CreateEventBus(\"{route.Target}\")"),
+            };
+            if (!exists)
+            {
+                problems.Add($"{route.MessageType.FullName} is published to the {what} '{route.Target}', which the in-memory broker does not have: add {create} in UseInMemoryBroker(broker => …).");
+            }
+        }
+
+        foreach ((string queue, PollerOptions options) in _bus.Pollers)
+        {
+            if (!broker.HasQueue(queue))
+            {
+                problems.Add($"A poller receives from the queue '{queue}', which the in-memory broker does not have: add broker.CreateQueue(\"{queue}\") (or subscribe it to a topic) in UseInMemoryBroker(broker => …).");
+            }
+
+            if (options.DeadLetterQueue is { } deadLetters && !broker.HasQueue(deadLetters))
+            {
+                problems.Add($"The poller of '{queue}' dead-letters to the queue '{deadLetters}', which the in-memory broker does not have: add broker.CreateQueue(\"{deadLetters}\") in UseInMemoryBroker(broker => …).");
+            }
+        }
+
+        if (_services.GetService<SqsEventProcessorOptions>()?.DeadLetterQueue is { } lambdaDeadLetters && !broker.HasQueue(lambdaDeadLetters))
+        {
+            problems.Add($"The Lambda processor dead-letters to the queue '{lambdaDeadLetters}', which the in-memory broker does not have: add broker.CreateQueue(\"{lambdaDeadLetters}\") in UseInMemoryBroker(broker => …).");
+        }
+    }
+
+    private List<MessageBusDestination> Destinations()
+    {
+        var destinations = new List<MessageBusDestination>(_bus.Routes.Count);
+        foreach (MessageRoute route in _bus.Routes.Values)
+        {
+            destinations.Add(new MessageBusDestination(route.MessageType, route.Kind switch
+            {
+                RouteKind.Sqs => MessageBusDestinationKind.Queue,
+                RouteKind.Sns => MessageBusDestinationKind.Topic,
+                _ => MessageBusDestinationKind.EventBus,
+            }, route.Target));
+        }
+
+        return destinations;
+    }
+
+    private List<string> PolledQueues()
+    {
+        var queues = new List<string>(_bus.Pollers.Count);
+        foreach ((string queue, PollerOptions _) in _bus.Pollers)
+        {
+            queues.Add(queue);
+        }
+
+        return queues;
+    }
+
+    /// <summary>The problems in the order found, each once (a transport's own check and its creation may say the same).</summary>
+    private sealed class UniqueList : ICollection<string>
+    {
+        private readonly HashSet<string> _seen = new(StringComparer.Ordinal);
+
+        public List<string> Items { get; } = [];
+
+        public int Count => Items.Count;
+
+        public bool IsReadOnly => false;
+
+        public void Add(string item)
+        {
+            if (_seen.Add(item))
+            {
+                Items.Add(item);
+            }
+        }
+
+        public void Clear()
+        {
+            _seen.Clear();
+            Items.Clear();
+        }
+
+        public bool Contains(string item) => _seen.Contains(item);
+
+        public void CopyTo(string[] array, int arrayIndex) => Items.CopyTo(array, arrayIndex);
+
+        public bool Remove(string item) => _seen.Remove(item) && Items.Remove(item);
+
+        public IEnumerator<string> GetEnumerator() => Items.GetEnumerator();
+
+        System.Collections.IEnumerator System.Collections.IEnumerable.GetEnumerator() => GetEnumerator();
+    }
+}
