@@ -35,7 +35,7 @@ internal sealed class MessageDispatcher
     public async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
     {
         int receiveCount = message.ReceiveCount;
-        _telemetry.Received(queue, message.Body, receiveCount);
+        _telemetry.Received(queue, receiveCount);
         InboundMessage inbound;
         try
         {
@@ -43,6 +43,7 @@ internal sealed class MessageDispatcher
         }
         catch (InvalidEnvelopeException e)
         {
+            RecordSize(queue, message, null);
             if (e.Reason == InvalidEnvelopeReason.UnknownMessageType)
             {
                 BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e);
@@ -56,6 +57,7 @@ internal sealed class MessageDispatcher
             return (DispatchOutcome.RetryLater, null);
         }
 
+        RecordSize(queue, message, inbound.Envelope?.Type);
         if (inbound.Envelope is not { } envelope)
         {
             BusLog.ControlMessageSkipped(_logger, message.MessageId, queue);
@@ -118,6 +120,14 @@ internal sealed class MessageDispatcher
             default:
                 _telemetry.Processed(queue, envelope.Type, elapsed, null);
                 return (DispatchOutcome.Done, envelope.Type);
+        }
+    }
+
+    private void RecordSize(string queue, SqsMessage message, string? eventType)
+    {
+        if (_telemetry.MeasuresEnvelopeSize)
+        {
+            _telemetry.EnvelopeReceived(queue, System.Text.Encoding.UTF8.GetByteCount(message.Body), eventType);
         }
     }
 

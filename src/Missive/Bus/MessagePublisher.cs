@@ -106,13 +106,14 @@ internal sealed class MessagePublisher : IMessagePublisher
 
         (string system, string operation) = route.Kind switch
         {
-            RouteKind.Sqs => (MessagingConventions.AwsSqs, "send"),
-            RouteKind.Sns => (MessagingConventions.AwsSns, "publish"),
-            _ => (MessagingConventions.AwsEventBridge, "put_events"),
+            RouteKind.Sqs => (MessagingConventions.AwsSqs, MessagingConventions.SendName),
+            RouteKind.Sns => (MessagingConventions.AwsSns, MessagingConventions.PublishName),
+            _ => (MessagingConventions.AwsEventBridge, MessagingConventions.PutEventsName),
         };
         using Activity? activity = BusTelemetry.StartPublish(system, operation, route.Target, envelope);
         BusTelemetry.InjectTraceContext(envelope);
-        string body = string.Empty;
+        string? body = null;
+        long started = Stopwatch.GetTimestamp();
         try
         {
             string messageId;
@@ -136,16 +137,19 @@ internal sealed class MessagePublisher : IMessagePublisher
             }
 
             activity?.SetTag(MessagingConventions.MessageId, messageId);
-            _telemetry.Published(system, route.Target, envelope.Type, body, null);
+            _telemetry.Published(system, operation, route.Target, envelope.Type, SizeOf(body), Stopwatch.GetElapsedTime(started), null);
             return messageId;
         }
         catch (Exception e)
         {
             BusTelemetry.Fail(activity, e);
-            _telemetry.Published(system, route.Target, envelope.Type, body, e);
+            _telemetry.Published(system, operation, route.Target, envelope.Type, SizeOf(body), Stopwatch.GetElapsedTime(started), e);
             throw;
         }
     }
+
+    /// <summary>The body's UTF-8 size when the size is measured and the body was written, else -1.</summary>
+    private long SizeOf(string? body) => body is not null && _telemetry.MeasuresEnvelopeSize ? System.Text.Encoding.UTF8.GetByteCount(body) : -1;
 
     /// <summary>The send of a message type, for the end of the middleware pipeline, where the envelope is no longer typed.</summary>
     private static class Terminal<T>

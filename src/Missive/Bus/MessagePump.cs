@@ -37,7 +37,7 @@ internal sealed class MessagePump : BackgroundService
         var dispatcher = new MessageDispatcher(reader, scopes, configuration, telemetry, log);
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
-            _pollers.Add(new QueuePoller(transport!, dispatcher, queue, options, timeProvider ?? TimeProvider.System, log));
+            _pollers.Add(new QueuePoller(transport!, dispatcher, queue, options, timeProvider ?? TimeProvider.System, log, telemetry));
         }
     }
 

@@ -1,8 +1,10 @@
 using System;
 using System.Collections.Generic;
+using System.Diagnostics;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Logging;
+using Missive.Diagnostics;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -39,6 +41,7 @@ internal sealed class QueuePoller
     private readonly PollerOptions _options;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
+    private readonly BusTelemetry _telemetry;
     private readonly bool _fifo;
 
     private readonly object _gate = new();
@@ -55,8 +58,9 @@ internal sealed class QueuePoller
     private DeleteBatcher? _deletes;
     private CancellationToken _stoppingToken;
 
-    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger)
+    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry)
     {
+        _telemetry = telemetry;
         _transport = transport;
         _dispatcher = dispatcher;
         _queue = queue;
@@ -87,12 +91,15 @@ internal sealed class QueuePoller
                 }
 
                 IReadOnlyList<SqsMessage> messages;
+                long started = Stopwatch.GetTimestamp();
                 try
                 {
                     messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, stopping).ConfigureAwait(false);
+                    _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), null);
                 }
                 catch (Exception e) when (e is not OperationCanceledException)
                 {
+                    _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), e);
                     TimeSpan delay = ReceiveBackoff(++failures);
                     BusLog.ReceiveFailed(_logger, _queue, delay, e);
                     await Task.Delay(delay, _timeProvider, stopping).ConfigureAwait(false);

@@ -28,6 +28,7 @@ internal sealed class BusTelemetry : IDisposable
     private readonly Counter<long> _redelivered;
     private readonly Counter<long> _deadLettered;
     private readonly Histogram<double> _processDuration;
+    private readonly Histogram<double> _operationDuration;
     private readonly Histogram<long> _envelopeSize;
 
     /// <param name="meterFactory">The host's meter factory (so that its listeners see the meter), or <c>null</c> for a meter of the bus's own.</param>
@@ -42,7 +43,9 @@ internal sealed class BusTelemetry : IDisposable
         _failed = _meter.CreateCounter<long>("missive.messages.failed", "{message}", "Messages that could not be read or whose handling failed (left to be received again).");
         _redelivered = _meter.CreateCounter<long>("missive.messages.redelivered", "{message}", "Messages received more than once (SQS ApproximateReceiveCount above 1).");
         _deadLettered = _meter.CreateCounter<long>("missive.messages.dead_lettered", "{message}", "Messages the bus moved to a dead-letter queue itself (a DeadLetter outcome).");
-        _processDuration = _meter.CreateHistogram<double>("messaging.process.duration", "s", "Time the handler (with its middleware) took for one message.");
+        var durations = new InstrumentAdvice<double> { HistogramBucketBoundaries = MessagingConventions.DurationBuckets };
+        _processDuration = _meter.CreateHistogram("messaging.process.duration", "s", "Time the handler (with its middleware) took for one message.", tags: null, durations);
+        _operationDuration = _meter.CreateHistogram("messaging.client.operation.duration", "s", "Time a call to the messaging service took: a publish, or a receive.", tags: null, durations);
         _envelopeSize = _meter.CreateHistogram<long>("missive.envelope.size", "By", "Size in UTF-8 bytes of the body that carries an envelope (SQS body, SNS Message or EventBridge Detail), published or received.");
     }
 
@@ -145,27 +148,38 @@ internal sealed class BusTelemetry : IDisposable
         activity.SetTag(MessagingConventions.ErrorType, errorType);
     }
 
-    public void Published(string system, string destination, string eventType, string body, Exception? error)
+    /// <summary>Records a publish: the message sent (or not), the call's duration, and the size of the body that carries the envelope.</summary>
+    /// <param name="system">The <c>messaging.system</c>.</param>
+    /// <param name="operation">The <c>messaging.operation.name</c> (send, publish, put_events).</param>
+    /// <param name="destination">The queue, topic or bus.</param>
+    /// <param name="eventType">The envelope's type.</param>
+    /// <param name="bodySize">The body's size in UTF-8 bytes, or a negative number when it was not written.</param>
+    /// <param name="elapsed">How long the transport's call took.</param>
+    /// <param name="error">Why it failed, or <c>null</c>.</param>
+    public void Published(string system, string operation, string destination, string eventType, long bodySize, TimeSpan elapsed, Exception? error)
     {
-        if (_sent.Enabled)
+        if (_sent.Enabled || _operationDuration.Enabled)
         {
             var tags = new TagList
             {
                 { MessagingConventions.System, system },
+                { MessagingConventions.OperationName, operation },
+                { MessagingConventions.OperationType, MessagingConventions.Send },
                 { MessagingConventions.DestinationName, destination },
-                { MessagingConventions.CloudEventType, eventType },
             };
             if (error is not null)
             {
                 tags.Add(MessagingConventions.ErrorType, error.GetType().FullName);
             }
 
+            _operationDuration.Record(elapsed.TotalSeconds, tags);
+            tags.Add(MessagingConventions.CloudEventType, eventType);
             _sent.Add(1, tags);
         }
 
-        if (error is null && _envelopeSize.Enabled)
+        if (error is null && bodySize >= 0 && _envelopeSize.Enabled)
         {
-            _envelopeSize.Record(Encoding.UTF8.GetByteCount(body), new TagList
+            _envelopeSize.Record(bodySize, new TagList
             {
                 { MessagingConventions.OperationType, MessagingConventions.Send },
                 { MessagingConventions.DestinationName, destination },
@@ -174,24 +188,74 @@ internal sealed class BusTelemetry : IDisposable
         }
     }
 
-    /// <summary>Records a received message: its body size, and whether it was received before.</summary>
-    public void Received(string queue, string body, int receiveCount)
+    /// <summary>Records a receive call of a poller: how long it took, and whether it failed.</summary>
+    public void ReceiveCalled(string queue, TimeSpan elapsed, Exception? error)
+    {
+        if (!_operationDuration.Enabled)
+        {
+            return;
+        }
+
+        var tags = new TagList
+        {
+            { MessagingConventions.System, MessagingConventions.AwsSqs },
+            { MessagingConventions.OperationName, MessagingConventions.Receive },
+            { MessagingConventions.OperationType, MessagingConventions.Receive },
+            { MessagingConventions.DestinationName, queue },
+        };
+        if (error is not null)
+        {
+            tags.Add(MessagingConventions.ErrorType, error.GetType().FullName);
+        }
+
+        _operationDuration.Record(elapsed.TotalSeconds, tags);
+    }
+
+    /// <summary>Records a received message delivered to the bus, and whether it was received before.</summary>
+    public void Received(string queue, int receiveCount)
     {
         if (_consumed.Enabled)
         {
-            _consumed.Add(1, new KeyValuePair<string, object?>(MessagingConventions.System, MessagingConventions.AwsSqs), new KeyValuePair<string, object?>(MessagingConventions.DestinationName, queue));
+            _consumed.Add(1, new TagList
+            {
+                { MessagingConventions.System, MessagingConventions.AwsSqs },
+                { MessagingConventions.OperationName, MessagingConventions.Receive },
+                { MessagingConventions.DestinationName, queue },
+            });
         }
 
         if (receiveCount > 1 && _redelivered.Enabled)
         {
             _redelivered.Add(1, new KeyValuePair<string, object?>(MessagingConventions.DestinationName, queue));
         }
-
-        if (_envelopeSize.Enabled)
-        {
-            _envelopeSize.Record(Encoding.UTF8.GetByteCount(body), new KeyValuePair<string, object?>(MessagingConventions.OperationType, MessagingConventions.Process), new KeyValuePair<string, object?>(MessagingConventions.DestinationName, queue));
-        }
     }
+
+    /// <summary>Records the size of the body that carried a received envelope, with the envelope's type once it is read.</summary>
+    /// <param name="queue">The queue.</param>
+    /// <param name="bodySize">The body's size in UTF-8 bytes.</param>
+    /// <param name="eventType">The envelope's type, or <c>null</c> when it could not be read.</param>
+    public void EnvelopeReceived(string queue, long bodySize, string? eventType)
+    {
+        if (!_envelopeSize.Enabled)
+        {
+            return;
+        }
+
+        var tags = new TagList
+        {
+            { MessagingConventions.OperationType, MessagingConventions.Process },
+            { MessagingConventions.DestinationName, queue },
+        };
+        if (eventType is not null)
+        {
+            tags.Add(MessagingConventions.CloudEventType, eventType);
+        }
+
+        _envelopeSize.Record(bodySize, tags);
+    }
+
+    /// <summary>Whether the envelope size is measured: the body's UTF-8 length is computed only then.</summary>
+    public bool MeasuresEnvelopeSize => _envelopeSize.Enabled;
 
     /// <summary>Records the end of handling a message: handled or failed, and how long the handler took.</summary>
     /// <param name="queue">The queue.</param>
@@ -220,6 +284,7 @@ internal sealed class BusTelemetry : IDisposable
         {
             tags.Add(MessagingConventions.System, MessagingConventions.AwsSqs);
             tags.Add(MessagingConventions.OperationName, MessagingConventions.Process);
+            tags.Add(MessagingConventions.OperationType, MessagingConventions.Process);
             _processDuration.Record(time.TotalSeconds, tags);
         }
     }

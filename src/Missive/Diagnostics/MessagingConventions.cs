@@ -27,7 +27,19 @@ internal static class MessagingConventions
     /// <summary>The <c>messaging.system</c> value for EventBridge, which the conventions do not name (a system-specific value, as they allow).</summary>
     public const string AwsEventBridge = "aws.eventbridge";
 
-    /// <summary>The operation types the conventions define that Missive reports.</summary>
+    /// <summary>The operation types the conventions define that Missive reports (<c>messaging.operation.type</c>).</summary>
     public const string Send = "send";
+    public const string Receive = "receive";
     public const string Process = "process";
+
+    /// <summary>The operation names (<c>messaging.operation.name</c>, system-specific) of the publishes: SQS, SNS, EventBridge.</summary>
+    public const string SendName = "send";
+    public const string PublishName = "publish";
+    public const string PutEventsName = "put_events";
+
+    /// <summary>
+    /// The bucket boundaries, in seconds, the conventions ask for on <c>messaging.client.operation.duration</c> and
+    /// <c>messaging.process.duration</c>.
+    /// </summary>
+    public static readonly double[] DurationBuckets = [0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10];
 }

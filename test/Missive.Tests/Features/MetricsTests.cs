@@ -124,7 +124,7 @@ public sealed class MetricsTests
         return result;
     }
 
-    private sealed class FailOnce(string orderId)
+    public sealed class FailOnce(string orderId)
     {
         private int _failed;
         private int _handled;
@@ -142,7 +142,7 @@ public sealed class MetricsTests
         }
     }
 
-    private sealed class FailingOnceHandler(FailOnce script) : IMessageHandler<Order>
+    public sealed class FailingOnceHandler(FailOnce script) : IMessageHandler<Order>
     {
         public Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken)
         {
