@@ -37,7 +37,12 @@ public static class WorkerHost
             bus.UseMessageSource(missive["Source"] ?? "/samples/worker-service");
             bus.ConfigureSerialization(options =>
             {
-                missive.GetSection("Serialization").Bind(options);
+                // The settings read by name (no reflection), so that the worker publishes with NativeAOT too.
+                IConfigurationSection serialization = missive.GetSection("Serialization");
+                options.CleanRentedBuffers = serialization.GetValue("CleanRentedBuffers", options.CleanRentedBuffers);
+                options.InitialBufferSize = serialization.GetValue("InitialBufferSize", options.InitialBufferSize);
+                options.MaxEnvelopeSize = serialization.GetValue("MaxEnvelopeSize", options.MaxEnvelopeSize);
+                options.LogMessageContent = serialization.GetValue("LogMessageContent", options.LogMessageContent);
                 options.JsonSerializerContext = WorkerJsonContext.Default;
             });
             bus.EnableExperimentalFeatures(x => x.PublishFormat = format);
