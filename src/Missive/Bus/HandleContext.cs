@@ -52,4 +52,7 @@ public sealed class HandleContext
     /// unless a middleware or the fallback handler decides otherwise. An exception always leaves the message to be retried.
     /// </summary>
     public HandleOutcome Outcome { get; set; }
+
+    /// <summary>Gets or sets whether the handler was called for this delivery (a middleware that calls its next step twice would call it again).</summary>
+    internal bool HandlerCalled { get; set; }
 }

@@ -6,8 +6,9 @@ namespace Missive.Bus;
 
 /// <summary>
 /// A handling middleware that cancels the token a handler receives once the timeout of its message type passes
-/// (<see cref="HandlingTimeoutOptions"/>), and reports a handler that stopped for it as a <see cref="TimeoutException"/>,
-/// so the message is retried. A handler that ignores its token runs on; when it then succeeds, the message is handled.
+/// (<see cref="HandlingTimeoutOptions"/>) and stops waiting for it then: the handling fails with a
+/// <see cref="TimeoutException"/>, so the message is retried and its handler slot is free. A handler that ignores its
+/// token runs on unobserved, its DI scope disposed, and whatever it does after the timeout is not the message's fate.
 /// Register it with <c>UseHandlingTimeout(...)</c>.
 /// </summary>
 public sealed class HandlingTimeoutMiddleware : IHandleMiddleware
@@ -41,13 +42,21 @@ public sealed class HandlingTimeoutMiddleware : IHandleMiddleware
         using var timer = new CancellationTokenSource(timeout, _timeProvider);
         using var linked = CancellationTokenSource.CreateLinkedTokenSource(outer, timer.Token);
         context.CancellationToken = linked.Token;
+        Task? handling = null;
         try
         {
-            await nextStep(context).ConfigureAwait(false);
+            handling = nextStep(context);
+            await handling.WaitAsync(timeout, _timeProvider, outer).ConfigureAwait(false);
         }
-        catch (OperationCanceledException e) when (timer.IsCancellationRequested && !outer.IsCancellationRequested)
+        catch (Exception e) when ((e is TimeoutException || (e is OperationCanceledException && timer.IsCancellationRequested)) && !outer.IsCancellationRequested)
         {
-            throw new TimeoutException($"Handling message {context.Message.MessageId} ({context.Envelope.Type}) took longer than its timeout of {timeout}.", e);
+            await timer.CancelAsync().ConfigureAwait(false); // so that a handler still running sees its token cancelled
+            if (handling is { IsCompleted: false })
+            {
+                _ = handling.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
+            }
+
+            throw new HandlingTimeoutException($"Handling message {context.Message.MessageId} ({context.Envelope.Type}) took longer than its timeout of {timeout}; it is retried.");
         }
         finally
         {

@@ -22,6 +22,7 @@ internal sealed class MessageDispatcher
     private readonly BusConfiguration _configuration;
     private readonly BusTelemetry _telemetry;
     private readonly ILogger _logger;
+    private readonly bool _logContent;
 
     public MessageDispatcher(InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, ILogger logger)
     {
@@ -30,6 +31,7 @@ internal sealed class MessageDispatcher
         _configuration = configuration;
         _telemetry = telemetry;
         _logger = logger;
+        _logContent = reader.LogMessageContent;
     }
 
     public async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
@@ -87,20 +89,27 @@ internal sealed class MessageDispatcher
                 var context = new HandleContext(envelope, message, queue, scope.ServiceProvider, stopping);
                 await Pipeline(scope.ServiceProvider, handler)(context).ConfigureAwait(false);
                 outcome = context.Outcome;
+                if (!Enum.IsDefined(outcome))
+                {
+                    throw new PipelineException($"The handling decided an outcome of {(int)outcome}, which is not a HandleOutcome.");
+                }
             }
         }
-        catch (Exception e) when (stopping.IsCancellationRequested)
+        catch (Exception e) when (stopping.IsCancellationRequested && !ContentSafety.IsFatal(e))
         {
             // Cancelled by shutdown, or failed while it was under way (a handler may turn the
             // cancellation into another exception): the message goes back at once, not after its timeout.
-            BusTelemetry.Fail(activity, e);
+            BusTelemetry.Fail(activity, e, _logContent);
             BusLog.ReleasedOnShutdown(_logger, message.MessageId, queue);
             return (DispatchOutcome.Release, envelope.Type);
         }
-        catch (Exception e)
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
-            BusTelemetry.Fail(activity, e);
-            BusLog.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, queue, receiveCount, e);
+            // The application's code failed (a handler, a middleware, the fallback handler), whatever it threw, an
+            // OperationCanceledException that is not the host's among it: the message is retried. What it threw goes
+            // into the log whole only when content may be shown (its message may hold content).
+            BusTelemetry.Fail(activity, e, _logContent);
+            BusLog.HandlerFailed(_logger, message.MessageId, envelope.MessageType.Name, queue, receiveCount, ContentSafety.ForLog(e, _logContent));
             _telemetry.Processed(queue, envelope.Type, Stopwatch.GetElapsedTime(started), e.GetType().FullName);
             return (DispatchOutcome.RetryLater, envelope.Type);
         }
@@ -194,8 +203,16 @@ internal sealed class MessageDispatcher
 
         private static async Task Invoke(HandleContext context)
         {
+            if (context.HandlerCalled)
+            {
+                throw new PipelineException($"The next step of the handling pipeline was called twice for message {context.Message.MessageId}: the fallback handler runs once per delivery.");
+            }
+
+            context.HandlerCalled = true;
             IFallbackMessageHandler fallback = context.Services.GetRequiredService<IFallbackMessageHandler>();
-            context.Outcome = await fallback.HandleAsync((MessageEnvelope<UnregisteredMessage>)context.Envelope, context.CancellationToken).ConfigureAwait(false);
+            HandleOutcome outcome = await (fallback.HandleAsync((MessageEnvelope<UnregisteredMessage>)context.Envelope, context.CancellationToken)
+                ?? throw new PipelineException($"The fallback handler {fallback.GetType().Name} returned null instead of a task.")).ConfigureAwait(false);
+            context.Outcome = Enum.IsDefined(outcome) ? outcome : throw new PipelineException($"The fallback handler {fallback.GetType().Name} answered {(int)outcome}, which is not a HandleOutcome.");
         }
     }
 }

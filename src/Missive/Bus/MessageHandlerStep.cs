@@ -9,5 +9,15 @@ internal static class MessageHandlerStep<T>
     public static readonly HandleStep Instance = Invoke;
 
     private static Task Invoke(HandleContext context)
-        => context.Services.GetRequiredService<IMessageHandler<T>>().HandleAsync((MessageEnvelope<T>)context.Envelope, context.CancellationToken);
+    {
+        if (context.HandlerCalled)
+        {
+            throw new PipelineException($"The next step of the handling pipeline was called twice for message {context.Message.MessageId}: the handler runs once per delivery.");
+        }
+
+        context.HandlerCalled = true;
+        IMessageHandler<T> handler = context.Services.GetRequiredService<IMessageHandler<T>>();
+        return handler.HandleAsync((MessageEnvelope<T>)context.Envelope, context.CancellationToken)
+            ?? throw new PipelineException($"The handler {handler.GetType().Name} returned null instead of a task.");
+    }
 }

@@ -22,11 +22,13 @@ internal sealed class MessagePublisher : IMessagePublisher
     private readonly BusTelemetry _telemetry;
     private readonly IServiceProvider _services;
     private readonly Func<Type, bool> _isRegistered;
+    private readonly bool _logContent;
     private PublishStep? _pipeline;
 
-    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered)
+    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered, bool logContent)
     {
         _isRegistered = isRegistered;
+        _logContent = logContent;
         _factory = factory;
         _writer = writer;
         _transport = transport;
@@ -47,8 +49,20 @@ internal sealed class MessagePublisher : IMessagePublisher
             throw NoRoute(typeof(T));
         }
 
+        CheckIds(options);
         MessageEnvelope<T> envelope = options?.TypeIdentifier is { } typeIdentifier ? _factory.CreateEnvelope(message, typeIdentifier) : _factory.CreateEnvelope(message);
-        options?.ConfigureEnvelope?.Invoke(envelope);
+        if (options?.ConfigureEnvelope is { } configure)
+        {
+            try
+            {
+                configure(envelope);
+            }
+            catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
+            {
+                throw UserCodeException.Threw("PublishOptions.ConfigureEnvelope callback", e, _logContent);
+            }
+        }
+
         if (_configuration.PublishMiddleware.Count == 0)
         {
             await SendAsync(envelope, route, options, cancellationToken).ConfigureAwait(false);
@@ -60,10 +74,55 @@ internal sealed class MessagePublisher : IMessagePublisher
                 Publisher = this,
                 Send = Terminal<T>.Send,
             };
-            await (_pipeline ??= BuildPipeline())(context).ConfigureAwait(false);
+            try
+            {
+                await (_pipeline ??= BuildPipeline())(context).ConfigureAwait(false);
+            }
+            catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
+            {
+                // A middleware threw (before or after the send; the message was sent only if it got that far).
+                throw UserCodeException.Threw("publish middleware (" + MiddlewareNames() + ")", e, _logContent);
+            }
         }
 
         return envelope;
+    }
+
+    /// <summary>
+    /// Whether an exception is the application's code failing (rather than Missive's typed errors, the caller's own
+    /// cancellation, or a process-fatal exception), to be reported as a <see cref="UserCodeException"/>.
+    /// </summary>
+    private static bool IsApplicationFailure(Exception e, CancellationToken cancellationToken)
+        => e is not MissiveException && !ContentSafety.IsFatal(e) && !(e is OperationCanceledException && cancellationToken.IsCancellationRequested);
+
+    private string MiddlewareNames()
+    {
+        var names = new string[_configuration.PublishMiddleware.Count];
+        for (int i = 0; i < names.Length; i++)
+        {
+            names[i] = _configuration.PublishMiddleware[i].Name;
+        }
+
+        return string.Join(", ", names);
+    }
+
+    /// <summary>FIFO ids the caller gives must be ones SQS and SNS take.</summary>
+    private static void CheckIds(PublishOptions? options)
+    {
+        if (options is null)
+        {
+            return;
+        }
+
+        if (SqsRules.FifoIdProblem(options.MessageGroupId) is { } group)
+        {
+            throw new ArgumentException($"PublishOptions.MessageGroupId {group}.", nameof(options));
+        }
+
+        if (SqsRules.FifoIdProblem(options.MessageDeduplicationId) is { } deduplication)
+        {
+            throw new ArgumentException($"PublishOptions.MessageDeduplicationId {deduplication}.", nameof(options));
+        }
     }
 
     /// <summary>What to write for a type with no publisher: first its registration, if it has none.</summary>
@@ -100,8 +159,26 @@ internal sealed class MessagePublisher : IMessagePublisher
         if (route.IsFifo && _configuration.FifoIds.TryGetValue(typeof(T), out FifoIdSelector? selector) && envelope.Message is { } message)
         {
             var typed = (FifoIdSelector<T>)selector;
-            groupId ??= typed.GroupId(message);
-            deduplicationId ??= typed.DeduplicationId(message);
+            string seam = "FIFO id selector of " + typeof(T).Name;
+            try
+            {
+                groupId ??= typed.GroupId(message);
+                deduplicationId ??= typed.DeduplicationId(message);
+            }
+            catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
+            {
+                throw UserCodeException.Threw(seam, e, _logContent);
+            }
+
+            if ((groupId is null ? "is missing" : SqsRules.FifoIdProblem(groupId)) is { } problem)
+            {
+                throw new UserCodeException(seam, null, $"The {seam} answered a message group id that {problem}; nothing was sent.", null);
+            }
+
+            if (SqsRules.FifoIdProblem(deduplicationId) is { } deduplicationProblem)
+            {
+                throw new UserCodeException(seam, null, $"The {seam} answered a deduplication id that {deduplicationProblem}; nothing was sent.", null);
+            }
         }
 
         (string system, string operation) = route.Kind switch
@@ -142,7 +219,7 @@ internal sealed class MessagePublisher : IMessagePublisher
         }
         catch (Exception e)
         {
-            BusTelemetry.Fail(activity, e);
+            BusTelemetry.Fail(activity, e, _logContent);
             _telemetry.Published(system, operation, route.Target, envelope.Type, SizeOf(body), Stopwatch.GetElapsedTime(started), e);
             throw;
         }
@@ -154,7 +231,15 @@ internal sealed class MessagePublisher : IMessagePublisher
     /// <summary>The send of a message type, for the end of the middleware pipeline, where the envelope is no longer typed.</summary>
     private static class Terminal<T>
     {
-        public static readonly Func<MessagePublisher, PublishContext, Task<string>> Send = static (publisher, context)
-            => publisher.SendAsync((MessageEnvelope<T>)context.Envelope, publisher._configuration.Routes[typeof(T)], context.Options, context.CancellationToken);
+        public static readonly Func<MessagePublisher, PublishContext, Task<string>> Send = static (publisher, context) =>
+        {
+            if (context.Sent)
+            {
+                throw new PipelineException("The next step of the publish pipeline was called twice: the message was sent once, and is not sent again.");
+            }
+
+            context.Sent = true;
+            return publisher.SendAsync((MessageEnvelope<T>)context.Envelope, publisher._configuration.Routes[typeof(T)], context.Options, context.CancellationToken);
+        };
     }
 }

@@ -41,4 +41,7 @@ public sealed class PublishContext
 
     /// <summary>Gets the message id the transport returned, once the message is sent (the SQS or SNS message id, or the EventBridge event id).</summary>
     public string? MessageId { get; internal set; }
+
+    /// <summary>Gets or sets whether the send at the end of the pipeline was called (a middleware that calls its next step twice would send again).</summary>
+    internal bool Sent { get; set; }
 }

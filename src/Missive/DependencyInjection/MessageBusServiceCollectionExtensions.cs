@@ -121,7 +121,8 @@ public static class MessageBusServiceCollectionExtensions
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
                 sp,
-                builder.HasMessageType);
+                builder.HasMessageType,
+                sp.GetRequiredService<IOptions<SerializationOptions>>().Value.LogMessageContent);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {

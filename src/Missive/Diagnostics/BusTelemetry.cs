@@ -124,15 +124,18 @@ internal sealed class BusTelemetry : IDisposable
         return activity;
     }
 
-    /// <summary>Marks a span failed with the exception's type as <c>error.type</c>.</summary>
-    public static void Fail(Activity? activity, Exception exception)
+    /// <summary>
+    /// Marks a span failed with the exception's type as <c>error.type</c>; its message becomes the status description
+    /// only when content may be shown (an application's exception may hold message content).
+    /// </summary>
+    public static void Fail(Activity? activity, Exception exception, bool logContent)
     {
         if (activity is null)
         {
             return;
         }
 
-        activity.SetStatus(ActivityStatusCode.Error, exception.Message);
+        activity.SetStatus(ActivityStatusCode.Error, logContent || exception is MissiveException ? exception.Message : exception.GetType().FullName);
         activity.SetTag(MessagingConventions.ErrorType, exception.GetType().FullName);
     }
 

@@ -215,14 +215,16 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
 
     /// <summary>
     /// A failure inside System.Text.Json or a message serializer while writing the data (a converter that
-    /// throws, a cycle, data deeper than the depth limit, a type it cannot write): the caller gets Missive's
-    /// exception, whatever the format and whichever serializer.
+    /// throws, whatever it throws, a cycle, data deeper than the depth limit, a type it cannot write): the caller
+    /// gets Missive's exception, whatever the format and whichever serializer. Only the process-fatal exceptions,
+    /// Missive's own typed errors and the serializer's own disposal pass through.
     /// </summary>
     private static bool IsWriteFailure(Exception e)
-        => e is JsonException or NotSupportedException or FormatException || (e is InvalidOperationException or ArgumentException && e is not ObjectDisposedException);
+        => e is not (MissiveException or ObjectDisposedException) && !ContentSafety.IsFatal(e);
 
+    /// <summary>The error: it names the type of what was thrown, and carries the exception itself only when content may be shown.</summary>
     private InvalidEnvelopeException WriteFailure(Exception e)
-        => ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The message could not be written as the envelope's data" + (Settings.LogMessageContent ? ": " + e.Message : $" ({e.GetType().Name})"), attribute: CloudEventAttributeNames.Data, inner: e);
+        => ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The message could not be written as the envelope's data" + (Settings.LogMessageContent ? $": {e.GetType().Name}: {e.Message}" : $" ({e.GetType().Name})"), attribute: CloudEventAttributeNames.Data, inner: ContentSafety.Inner(e, Settings.LogMessageContent));
 
     private void CheckSize(long length)
     {

@@ -64,6 +64,9 @@ public sealed class InboundMessageReader
         _detailReader = serializers is EnvelopeSerializerProvider provider ? provider.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer : null;
     }
 
+    /// <summary>Gets whether message content may appear in logs and exception messages (<see cref="SerializationOptions.LogMessageContent"/>).</summary>
+    internal bool LogMessageContent => _settings.LogMessageContent;
+
     /// <summary>Reads a received message.</summary>
     /// <param name="message">The message. Must not be null.</param>
     /// <returns>The kind of body and, unless it was an SNS control message, the envelope with its metadata.</returns>

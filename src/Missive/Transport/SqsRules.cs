@@ -79,6 +79,41 @@ internal static class SqsRules
         return null;
     }
 
+    /// <summary>The longest FIFO message group or deduplication id SQS and SNS take.</summary>
+    public const int MaxFifoIdLength = 128;
+
+    /// <summary>
+    /// Why SQS and SNS would refuse a FIFO message group or deduplication id (SQS API reference, SendMessage: up to 128
+    /// characters, alphanumeric and punctuation), as the end of a sentence; <c>null</c> when they take it or it is null.
+    /// </summary>
+    public static string? FifoIdProblem(string? id)
+    {
+        if (id is null)
+        {
+            return null;
+        }
+
+        if (id.Length == 0)
+        {
+            return "is empty";
+        }
+
+        if (id.Length > MaxFifoIdLength)
+        {
+            return $"is {id.Length} characters long, over the {MaxFifoIdLength} SQS takes";
+        }
+
+        foreach (char c in id)
+        {
+            if (c is < '!' or > '~')
+            {
+                return "holds a character SQS does not take (only letters, digits and punctuation, no spaces)";
+            }
+        }
+
+        return null;
+    }
+
     /// <summary>The size SQS counts for a message: the body plus every attribute's name, type and value, in UTF-8 bytes.</summary>
     /// <param name="body">The body. Must not be null.</param>
     /// <param name="attributes">The attributes. Must not be null.</param>

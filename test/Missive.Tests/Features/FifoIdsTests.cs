@@ -28,7 +28,7 @@ public sealed class FifoIdsTests
             bus =>
             {
                 _ = route == "sqs" ? bus.AddSqsPublisher<Order>("orders.fifo") : bus.AddSnsPublisher<Order>("orders-topic.fifo");
-                bus.AddFifoIds<Order>(order => "customer-" + order.CustomerName, order => "order-" + order.OrderId);
+                bus.AddFifoIds<Order>(order => "customer-" + order.Total.ToString(System.Globalization.CultureInfo.InvariantCulture), order => "order-" + order.OrderId);
             });
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
@@ -45,7 +45,7 @@ public sealed class FifoIdsTests
         Assert.Equal(2, received.Count);
         SqsMessage one = received.Single(m => m.Body.Contains("ORD-1", StringComparison.Ordinal));
         SqsMessage two = received.Single(m => m.Body.Contains("ORD-2", StringComparison.Ordinal));
-        Assert.Equal("customer-" + first.CustomerName, one.SystemAttributes[SqsSystemAttributes.MessageGroupId]);
+        Assert.Equal("customer-129.95", one.SystemAttributes[SqsSystemAttributes.MessageGroupId]);
         Assert.Equal("order-ORD-1", one.SystemAttributes[SqsSystemAttributes.MessageDeduplicationId]);
         Assert.Equal("chosen", two.SystemAttributes[SqsSystemAttributes.MessageGroupId]);
         Assert.Equal("chosen-dedup", two.SystemAttributes[SqsSystemAttributes.MessageDeduplicationId]);

@@ -60,6 +60,16 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
     /// </summary>
     public override T ReadJsonData(ref Utf8JsonReader reader)
     {
+        if (reader.TokenType != JsonTokenType.Null && !typeof(T).IsValueType)
+        {
+            return NotNull(ReadValue(ref reader));
+        }
+
+        return ReadValue(ref reader);
+    }
+
+    private T ReadValue(ref Utf8JsonReader reader)
+    {
         if (_builtInConverter is { } converter && reader.TokenType is JsonTokenType.StartObject or JsonTokenType.StartArray)
         {
             Utf8JsonReader start = reader;
@@ -76,11 +86,19 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
         return JsonSerializer.Deserialize(ref reader, _typeInfo)!;
     }
 
-    public override T ReadJsonData(JsonElement element) => element.Deserialize(_typeInfo)!;
+    public override T ReadJsonData(JsonElement element)
+    {
+        T value = element.Deserialize(_typeInfo)!;
+        return element.ValueKind == JsonValueKind.Null ? value : NotNull(value);
+    }
 
     public override T ReadBinary(byte[] data) => JsonSerializer.Deserialize(data, _typeInfo)!;
 
     public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => JsonSerializer.Deserialize(utf8, _typeInfo)!;
+
+    /// <summary>Data that is not <c>null</c> read as null: an application converter's answer the handler could not use, refused as the data's failure.</summary>
+    private static T NotNull(T value)
+        => value is null && !typeof(T).IsValueType ? throw new InvalidOperationException($"The converter of {typeof(T).Name} answered null for data that is not null.") : value;
 
     public override void WritePayload(IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter)
         => JsonSerializer.Serialize(jsonWriter!, message, _typeInfo);

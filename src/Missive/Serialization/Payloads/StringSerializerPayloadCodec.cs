@@ -29,7 +29,7 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
 
     public override void WriteJsonValue(Utf8JsonWriter writer, T message)
     {
-        string text = _serializer.Serialize(message!);
+        string text = Serialize(message);
         if (_isJson)
         {
             // Parsed and re-emitted (not copied raw) so the text is validated and normalized exactly
@@ -45,7 +45,7 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
 
     public override JsonNode? ToNode(T message)
     {
-        string text = _serializer.Serialize(message!);
+        string text = Serialize(message);
         return _isJson ? JsonNode.Parse(text) : JsonValue.Create(text);
     }
 
@@ -68,7 +68,11 @@ internal sealed class StringSerializerPayloadCodec<T> : PayloadCodec<T>
     public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => FromText(Encoding.UTF8.GetString(utf8));
 
     public override void WritePayload(IBufferWriter<byte> destination, T message, string? contentType, Utf8JsonWriter? jsonWriter)
-        => Encoding.UTF8.GetBytes(_serializer.Serialize(message!), destination);
+        => Encoding.UTF8.GetBytes(Serialize(message), destination);
+
+    /// <summary>The serializer's text, which its contract says is never null: a null is refused, not published as no data.</summary>
+    private string Serialize(T message)
+        => _serializer.Serialize(message!) ?? throw ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, $"The message serializer {_serializer.GetType().Name} returned null for a {typeof(T).Name}; it must return the data's text", attribute: CloudEventAttributeNames.Data);
 
     private T FromText(string text)
     {
