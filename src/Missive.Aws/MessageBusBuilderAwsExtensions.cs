@@ -75,9 +75,13 @@ public static class MessageBusBuilderAwsExtensions
         // category). The rule goes first, so that a rule the application configures for the same category wins.
         services.Insert(0, ServiceDescriptor.Singleton<IConfigureOptions<LoggerFilterOptions>>(new ConfigureOptions<LoggerFilterOptions>(
             static o => o.Rules.Add(new LoggerFilterRule(null, HttpClientLogCategory, LogLevel.Warning, null)))));
+        // The transport is a singleton holding one client per service for its life, so the factory's handler rotation
+        // would only leave an expired handler for its cleanup timer; connections are renewed by the socket handler's
+        // PooledConnectionLifetime instead (DNS changes are seen within it).
         foreach (string service in new[] { AwsSettings.SqsSigningName, AwsSettings.SnsSigningName, AwsSettings.EventBridgeSigningName })
         {
             services.AddHttpClient(HttpClientNamePrefix + service)
+                .SetHandlerLifetime(Timeout.InfiniteTimeSpan)
                 .ConfigureHttpClient(client => client.Timeout = Timeout.InfiniteTimeSpan)
                 .ConfigurePrimaryHttpMessageHandler(sp => AwsTransport.CreateSigningHandler(sp.GetRequiredService<AwsSettings>(), service));
         }

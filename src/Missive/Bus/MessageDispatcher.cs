@@ -34,6 +34,9 @@ internal sealed class MessageDispatcher
         _logContent = reader.LogMessageContent;
     }
 
+    /// <summary>Gets whether message content may appear in logs (<c>SerializationOptions.LogMessageContent</c>).</summary>
+    public bool LogMessageContent => _logContent;
+
     public async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
     {
         int receiveCount = message.ReceiveCount;

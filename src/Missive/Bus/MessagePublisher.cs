@@ -78,6 +78,12 @@ internal sealed class MessagePublisher : IMessagePublisher
             {
                 await (_pipeline ??= BuildPipeline())(context).ConfigureAwait(false);
             }
+            catch (PipelineException e)
+            {
+                // A middleware misused the pipeline (called its next step twice): it threw nothing of its own.
+                string seam = "publish middleware (" + MiddlewareNames() + ")";
+                throw new UserCodeException(seam, null, $"The {seam} misused the pipeline: {e.Message}", null);
+            }
             catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
             {
                 // A middleware threw (before or after the send; the message was sent only if it got that far).

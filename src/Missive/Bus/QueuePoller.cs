@@ -26,8 +26,10 @@ namespace Missive.Bus;
 /// its group from the same receive are not handled either: they are made visible again at once, and SQS delivers
 /// them again after it, in order. A receive is also made when a handler slot is free and every waiting message waits
 /// behind its group, so that other groups can run meanwhile.</para>
-/// <para>Shutdown, precisely: once stopping begins no receive starts; messages received and not started are released
-/// at once (made visible); a handler that ends with any exception after stopping began has its message released;
+/// <para>Shutdown, precisely: once stopping begins no receive starts; a receive under way is let finish (within its
+/// wait time) unless the transport can cancel it without loss, since SQS may still give messages to a long poll whose
+/// request was abandoned, and they would stay invisible for their visibility timeout; messages received and not
+/// started are released at once (made visible); a handler that ends with any exception after stopping began has its message released;
 /// handled messages are deleted before the poller ends; when the host stops waiting for handlers that ignore
 /// cancellation, their messages are released too (<see cref="ReleaseAbandonedAsync"/>). What remains is a handler
 /// still running when the process exits: its message was released, so it may be handled again.</para>
@@ -43,6 +45,9 @@ internal sealed class QueuePoller
     private readonly ILogger _logger;
     private readonly BusTelemetry _telemetry;
     private readonly bool _fifo;
+
+    /// <summary>How long past its wait time a receive may run once stopping began before it is cancelled after all.</summary>
+    private static readonly TimeSpan ReceiveOverrun = TimeSpan.FromSeconds(5);
 
     private readonly object _gate = new();
     private readonly Queue<SqsMessage> _ready = new();
@@ -81,6 +86,16 @@ internal sealed class QueuePoller
         using VisibilityHeartbeat heartbeat = _heartbeat = new VisibilityHeartbeat(_transport, _queue, _options.VisibilityTimeout, _timeProvider, _logger);
         using DeleteBatcher deletes = _deletes = new DeleteBatcher(_transport, _queue, _timeProvider, _logger);
         int failures = 0;
+
+        // A receive the transport cannot cancel without losing what it is given (an SQS long poll) is let finish when
+        // stopping begins, and what it got is released; it is cancelled only if it outlasts its wait time by far.
+        using var receiveEnds = _transport.IsReceiveCancellationSafe ? null : new CancellationTokenSource();
+        using CancellationTokenRegistration stopped = receiveEnds is null ? default : stopping.Register(static state =>
+        {
+            var (source, wait) = ((CancellationTokenSource, TimeSpan))state!;
+            source.CancelAfter(wait);
+        }, (receiveEnds, _options.WaitTime + ReceiveOverrun));
+        CancellationToken receiving = receiveEnds?.Token ?? stopping;
         try
         {
             while (!stopping.IsCancellationRequested)
@@ -94,7 +109,7 @@ internal sealed class QueuePoller
                 long started = Stopwatch.GetTimestamp();
                 try
                 {
-                    messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, stopping).ConfigureAwait(false);
+                    messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, receiving).ConfigureAwait(false);
                     _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), null);
                 }
                 catch (Exception e) when (e is not OperationCanceledException)
@@ -282,11 +297,11 @@ internal sealed class QueuePoller
                     return false;
             }
         }
-        catch (Exception e)
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
             // The transport failed to release or retry the message: it is still in the queue and comes back
             // after its visibility timeout. Polling goes on; without this the failure would go unobserved.
-            BusLog.ProcessingFailed(_logger, message.MessageId, _queue, e);
+            BusLog.ProcessingFailed(_logger, message.MessageId, _queue, ContentSafety.ForLog(e, _dispatcher.LogMessageContent));
             return false;
         }
     }

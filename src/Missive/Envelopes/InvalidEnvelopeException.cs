@@ -38,4 +38,11 @@ public sealed class InvalidEnvelopeException : MissiveException
 
     /// <summary>Gets the complete input that failed to read (empty when writing, or when the input was over the size limit).</summary>
     public ReadOnlyMemory<byte> RawBody { get; internal set; }
+
+    /// <summary>
+    /// Gets whether the failure came while the data was read, or after it (the application's serializer or converter
+    /// was called): a reader that reads speculatively must not swallow it and read again, which would call that code
+    /// a second time for the same message.
+    /// </summary>
+    internal bool DataReadFailed { get; set; }
 }

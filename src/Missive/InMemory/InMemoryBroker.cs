@@ -297,6 +297,9 @@ public sealed class InMemoryBroker : IMessageTransport
         return Task.FromResult(id);
     }
 
+    /// <summary>Gets <c>true</c>: a cancelled receive takes nothing from the queue.</summary>
+    public bool IsReceiveCancellationSafe => true;
+
     /// <inheritdoc />
     public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
         => GetQueue(queueName).ReceiveAsync(maxMessages, waitTime, visibilityTimeout, cancellationToken);

@@ -17,6 +17,33 @@ internal static class JsonEnvelopeErrors
     public static InvalidEnvelopeException? Diagnose(in ReadOnlySequence<byte> source, JsonReaderOptions options, bool includeContent)
     {
         var reader = new Utf8JsonReader(source, options);
+        if (ReadAll(ref reader, firstValueOnly: false, out InvalidEnvelopeException? utf8) is not { } e)
+        {
+            return utf8;
+        }
+
+        return Failure(e, JsonDepthLimit.WasExceeded(ref reader, options.MaxDepth, source), reader.BytesConsumed, options, includeContent);
+    }
+
+    /// <summary>
+    /// As <see cref="Diagnose(in ReadOnlySequence{byte}, JsonReaderOptions, bool)"/>, over a span; with
+    /// <paramref name="firstValueOnly"/>, only the value the input starts with (an envelope with more after it).
+    /// </summary>
+    public static InvalidEnvelopeException? Diagnose(ReadOnlySpan<byte> source, JsonReaderOptions options, bool includeContent, bool firstValueOnly)
+    {
+        var reader = new Utf8JsonReader(source, options);
+        if (ReadAll(ref reader, firstValueOnly, out InvalidEnvelopeException? utf8) is not { } e)
+        {
+            return utf8;
+        }
+
+        return Failure(e, JsonDepthLimit.WasExceeded(ref reader, options.MaxDepth, source), reader.BytesConsumed, options, includeContent);
+    }
+
+    /// <summary>Reads to the end (or of the first value), checking strings: returns the reader's failure, or gives the first string of invalid UTF-8.</summary>
+    private static JsonException? ReadAll(ref Utf8JsonReader reader, bool firstValueOnly, out InvalidEnvelopeException? utf8)
+    {
+        utf8 = null;
         try
         {
             while (reader.Read())
@@ -29,8 +56,14 @@ internal static class JsonEnvelopeErrors
                     }
                     catch (InvalidOperationException)
                     {
-                        return ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "A JSON string holds invalid UTF-8", reader.TokenStartIndex);
+                        utf8 = ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "A JSON string holds invalid UTF-8", reader.TokenStartIndex);
+                        return null;
                     }
+                }
+
+                if (firstValueOnly && reader.CurrentDepth == 0 && reader.TokenType is not (JsonTokenType.StartObject or JsonTokenType.StartArray or JsonTokenType.PropertyName))
+                {
+                    return null;
                 }
             }
 
@@ -38,14 +71,14 @@ internal static class JsonEnvelopeErrors
         }
         catch (JsonException e)
         {
-            if (JsonDepthLimit.WasExceeded(ref reader, options.MaxDepth, source))
-            {
-                return ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The JSON is nested deeper than {options.MaxDepth} levels (SerializationOptions.MaxJsonDepth)", reader.BytesConsumed, inner: includeContent ? e : null);
-            }
-
-            return FromJsonException(e, includeContent);
+            return e;
         }
     }
+
+    private static InvalidEnvelopeException Failure(JsonException e, bool depthExceeded, long position, JsonReaderOptions options, bool includeContent)
+        => depthExceeded
+            ? ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The JSON is nested deeper than {options.MaxDepth} levels (SerializationOptions.MaxJsonDepth)", position, inner: includeContent ? e : null)
+            : FromJsonException(e, includeContent);
 
     public static InvalidEnvelopeException FromJsonException(JsonException e, bool includeContent)
     {

@@ -12,9 +12,10 @@ namespace Missive.Json;
 /// The common shape: plain member names; attribute values that are strings without escapes (<c>specversion</c>
 /// <c>1.0</c>, a registered <c>type</c>, a valid <c>time</c>, string extensions not declared of another type); and
 /// <c>data</c> after <c>type</c>. At anything else (an escape, a <c>null</c>, a number, <c>data_base64</c>, data before
-/// the type, an unregistered type, a limit reached, an invalid value, any failure of the data) nothing is kept, and
-/// the reader goes through the whole envelope from its start: every error, and every envelope of another shape, is
-/// the reader's. Data that fails is so read twice.
+/// the type, an unregistered type, a limit reached, an invalid value) nothing is kept, and the reader goes through the
+/// whole envelope from its start: every error, and every envelope of another shape, is the reader's. Except a failure
+/// of the data: it is reported here as the reader would (a syntax or depth error in the envelope first), so that the
+/// application's serializer or converter is not called a second time for the same data.
 /// </remarks>
 public sealed partial class Utf8JsonEnvelopeSerializer
 {
@@ -41,9 +42,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         {
             return ReadCommon(json, leading, out length);
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e) when (e is not InvalidEnvelopeException { DataReadFailed: true } && !ContentSafety.IsFatal(e))
         {
-            // The data, a decoding or the validation failed: the reader reads it all again and reports it.
+            // A decoding or the validation failed: the reader reads it all again and reports it.
             return null;
         }
     }
@@ -104,7 +105,20 @@ public sealed partial class Utf8JsonEnvelopeSerializer
 
                 var reader = new Utf8JsonReader(json[value..], isFinalBlock: true, new JsonReaderState(_dataReaderOptions));
                 reader.Read();
-                info!.ReadJsonData(envelope, ref reader);
+                try
+                {
+                    info!.ReadJsonData(envelope, ref reader);
+                }
+                catch (InvalidEnvelopeException e)
+                {
+                    e.DataReadFailed = true;
+                    throw;
+                }
+                catch (Exception e) when (PayloadErrors.IsDataError(e))
+                {
+                    throw PayloadErrors.JsonDataFailure(e, JsonEnvelopeErrors.Diagnose(json, Settings.JsonReaderOptions, Settings.LogMessageContent, firstValueOnly: leading), value, Settings.LogMessageContent);
+                }
+
                 end = value + (int)reader.BytesConsumed;
             }
             else

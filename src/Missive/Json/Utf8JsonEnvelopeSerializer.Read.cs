@@ -106,23 +106,24 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             return true;
         }
 
-        var source = new ReadOnlySequence<byte>(document);
-        var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
         try
         {
-            if (reader.Read() && reader.TokenType == JsonTokenType.StartObject)
+            // The envelope alone, so that a failure of its data is diagnosed in it and not in what follows it.
+            var extent = new Utf8JsonReader(document.Span, Settings.JsonReaderOptions);
+            if (extent.Read() && extent.TokenType == JsonTokenType.StartObject && extent.TrySkip() && extent.BytesConsumed <= Settings.MaxEnvelopeSize)
             {
+                var source = new ReadOnlySequence<byte>(document[..(int)extent.BytesConsumed]);
+                var reader = new Utf8JsonReader(source, Settings.JsonReaderOptions);
+                reader.Read();
                 envelope = ReadEnvelope(ref reader, source);
                 length = (int)reader.BytesConsumed;
-                if (length <= Settings.MaxEnvelopeSize)
-                {
-                    return true;
-                }
+                return true;
             }
         }
-        catch (Exception)
+        catch (Exception e) when (e is not InvalidEnvelopeException { DataReadFailed: true } && !ContentSafety.IsFatal(e))
         {
-            // Whatever the failure, the ordinary read that follows reports it.
+            // The ordinary read that follows reports the failure; but not one of the data, which would call the
+            // application's serializer or converter again.
         }
 
         envelope = null;
@@ -305,11 +306,16 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 info.ReadJsonData(envelope, ref reader);
             }
         }
+        catch (InvalidEnvelopeException e)
+        {
+            e.DataReadFailed = true;
+            throw;
+        }
         catch (Exception e) when (PayloadErrors.IsDataError(e))
         {
             // Syntax and depth errors inside the data surface here too: tell them apart from data
             // that merely does not fit the type by checking the whole input (on failure only).
-            throw JsonEnvelopeErrors.Diagnose(source, Settings.JsonReaderOptions, Settings.LogMessageContent) ?? PayloadErrors.InvalidData(e, position, Settings.LogMessageContent);
+            throw PayloadErrors.JsonDataFailure(e, JsonEnvelopeErrors.Diagnose(source, Settings.JsonReaderOptions, Settings.LogMessageContent), position, Settings.LogMessageContent);
         }
     }
 

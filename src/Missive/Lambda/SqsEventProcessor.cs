@@ -177,9 +177,9 @@ public sealed class SqsEventProcessor
                 _ => false,
             };
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
-            BusLog.ProcessingFailed(_logger, message.MessageId, record.Queue, e);
+            BusLog.ProcessingFailed(_logger, message.MessageId, record.Queue, ContentSafety.ForLog(e, _dispatcher.LogMessageContent));
             return false;
         }
     }

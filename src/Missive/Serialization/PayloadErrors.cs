@@ -25,4 +25,22 @@ internal static class PayloadErrors
         string detail = includeContent ? $": {e.GetType().Name}: {e.Message}" : $" ({e.GetType().Name})";
         return ThrowHelper.Create(InvalidEnvelopeReason.InvalidData, "The data does not fit the registered message type" + path + detail, position, CloudEventAttributeNames.Data, ContentSafety.Inner(e, includeContent));
     }
+
+    /// <summary>
+    /// The error for data that failed as a JSON reader read it (with something else than Missive's own error): a syntax
+    /// or depth error found in the envelope (<paramref name="diagnosed"/>, which the data's failure may be), as it is,
+    /// any reader's to report; else the data's own, marked as a failure of the data, which no reader reads again (the
+    /// application's serializer or converter may have run).
+    /// </summary>
+    public static InvalidEnvelopeException JsonDataFailure(Exception e, InvalidEnvelopeException? diagnosed, long position, bool includeContent)
+    {
+        if (diagnosed is not null)
+        {
+            return diagnosed;
+        }
+
+        InvalidEnvelopeException failure = InvalidData(e, position, includeContent);
+        failure.DataReadFailed = true;
+        return failure;
+    }
 }

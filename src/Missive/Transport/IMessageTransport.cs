@@ -37,6 +37,14 @@ public interface IMessageTransport
     /// <exception cref="MessageTransportException">The bus does not exist or the event breaks its limits.</exception>
     Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default);
 
+    /// <summary>
+    /// Gets whether cancelling a <see cref="ReceiveAsync"/> loses nothing. On SQS it can: a long poll whose request is
+    /// abandoned may still be given messages, which then stay invisible for their visibility timeout with nobody to
+    /// handle or release them. When <c>false</c> (the default), a queue poller that stops lets the receive in flight
+    /// finish (within its wait time) and releases what it got, instead of cancelling it.
+    /// </summary>
+    bool IsReceiveCancellationSafe => false;
+
     /// <summary>Receives up to <paramref name="maxMessages"/> messages, waiting up to <paramref name="waitTime"/> for the first (long polling).</summary>
     /// <param name="queueName">The queue.</param>
     /// <param name="maxMessages">At most this many (1 to 10).</param>

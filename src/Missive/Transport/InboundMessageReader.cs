@@ -130,10 +130,10 @@ public sealed class InboundMessageReader
         {
             WrapperMembers members = default;
             int messageLength = 0;
-            MessageEnvelope? detailEnvelope = null;
+            DetailInPlace detailRead = default;
             WrapperShape shape = depth == MaxUnwrapDepth
                 ? WrapperShape.Raw
-                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, _scanWrappers, out members, ref message, out messageLength, out detailEnvelope);
+                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, _scanWrappers, out members, ref message, out messageLength, out detailRead);
             switch (shape)
             {
                 case WrapperShape.SnsNotification:
@@ -152,7 +152,12 @@ public sealed class InboundMessageReader
                 case WrapperShape.EventBridgeEvent:
                     state.Kind = InboundMessageKind.EventBridgeEvent;
                     state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
-                    return detailEnvelope ?? UnwrapDetail(document, members.Detail, depth, ref state);
+                    if (detailRead.DataFailure is { } failure)
+                    {
+                        throw failure;
+                    }
+
+                    return detailRead.Envelope ?? UnwrapDetail(document, members.Detail, depth, ref state);
                 default:
                     return ReadEnvelope(document, state.Format);
             }

@@ -28,7 +28,9 @@ namespace Missive.Transport;
 /// <para>Given a reader for it, an object <c>detail</c> whose first member is a CloudEvents attribute is read
 /// as the envelope where it lies, and the reading goes on after it, so the detail is not tokenized once to
 /// skip it and again to read it. If that read fails for any reason the detail is skipped as before, and the
-/// envelope is read (and its error reported) the ordinary way once the shape is known.</para>
+/// envelope is read (and its error reported) the ordinary way once the shape is known; except a failure of its data
+/// (the application's serializer or converter may have run): that is kept, and reported if the document proves to be
+/// an EventBridge event with that detail, so that the application's code is not called twice for it.</para>
 /// </remarks>
 internal static class WrapperClassifier
 {
@@ -42,13 +44,13 @@ internal static class WrapperClassifier
     /// <summary>
     /// Classifies <paramref name="document"/>, going through its members by hand first when <paramref name="scan"/>
     /// says so; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any, and
-    /// <paramref name="detailEnvelope"/> the envelope in an object <c>detail</c> that <paramref name="detailReader"/> read.
+    /// <paramref name="detailRead"/> what <paramref name="detailReader"/> read of an object <c>detail</c> where it lies.
     /// </summary>
-    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, bool scan, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out MessageEnvelope? detailEnvelope)
+    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, bool scan, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out DetailInPlace detailRead)
     {
         members = default;
         messageLength = 0;
-        detailEnvelope = null;
+        detailRead = default;
         ReadOnlySpan<byte> span = document.Span;
         int significant = JsonWhitespace.Skip(span, 0);
         if (significant < 0 || span[significant] != (byte)'{')
@@ -62,8 +64,8 @@ internal static class WrapperClassifier
         }
 
         bool complete = false;
-        int scanned = scan ? ScanMembers(document, significant, settings, detailReader, ref members, ref message, ref messageLength, ref detailEnvelope, out complete) : 0;
-        if (!complete && ReadMembers(document, scanned, settings, detailReader, ref members, ref message, ref messageLength, ref detailEnvelope))
+        int scanned = scan ? ScanMembers(document, significant, settings, detailReader, ref members, ref message, ref messageLength, ref detailRead, out complete) : 0;
+        if (!complete && ReadMembers(document, scanned, settings, detailReader, ref members, ref message, ref messageLength, ref detailRead))
         {
             return WrapperShape.Raw;
         }
@@ -102,7 +104,7 @@ internal static class WrapperClassifier
     /// document, or just after a member value <see cref="ScanMembers"/> got to. Returns whether the first member is
     /// a CloudEvents attribute, which makes the document a raw envelope.
     /// </summary>
-    private static bool ReadMembers(ReadOnlyMemory<byte> document, int offset, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref MessageEnvelope? detailEnvelope)
+    private static bool ReadMembers(ReadOnlyMemory<byte> document, int offset, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref DetailInPlace detailRead)
     {
         ReadOnlySpan<byte> span = document.Span;
         bool first = offset == 0;
@@ -141,7 +143,7 @@ internal static class WrapperClassifier
                 if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
                 {
                     // A repeated member: the last one counts, so an envelope read in an earlier detail is dropped.
-                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, out detailEnvelope, out WrapperMember detail))
+                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, settings, out detailRead, out WrapperMember detail))
                     {
                         // The envelope in an object detail is read where it lies, and the reader goes on after it.
                         slot = detail;
@@ -185,7 +187,7 @@ internal static class WrapperClassifier
     /// reader is to go on (0: the whole object), so every error is the reader's. <paramref name="complete"/> tells
     /// that the object's end was reached (the reader stops there too, whatever follows).
     /// </summary>
-    private static int ScanMembers(ReadOnlyMemory<byte> document, int open, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref MessageEnvelope? detailEnvelope, out bool complete)
+    private static int ScanMembers(ReadOnlyMemory<byte> document, int open, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref DetailInPlace detailRead, out bool complete)
     {
         ReadOnlySpan<byte> span = document.Span;
         complete = false;
@@ -211,7 +213,7 @@ internal static class WrapperClassifier
             bool known = !Unsafe.IsNullRef(ref slot);
             if (known && members.IsDetail(ref slot))
             {
-                detailEnvelope = null; // a repeated detail: the last one counts, whatever an earlier one held
+                detailRead = default; // a repeated detail: the last one counts, whatever an earlier one held
             }
 
             int end;
@@ -257,7 +259,7 @@ internal static class WrapperClassifier
 
                     break;
                 case (byte)'{' when detailReader is not null && known && members.IsDetail(ref slot):
-                    if (!TryReadDetailEnvelope(document, value, detailReader, out detailEnvelope, out WrapperMember detail))
+                    if (!TryReadDetailEnvelope(document, value, detailReader, settings, out detailRead, out WrapperMember detail))
                     {
                         return resume;
                     }
@@ -310,17 +312,41 @@ internal static class WrapperClassifier
     /// raw envelope (an escaped name leaves the detail to the ordinary read, which gives the same envelope).
     /// <paramref name="afterColon"/> is where the detail's value may start in <paramref name="document"/>;
     /// <paramref name="detail"/> receives where the object lies, as <see cref="UnescapeMessage"/> gives the Message's.
+    /// A detail whose data failed counts as read: <paramref name="read"/> holds the failure.
     /// </summary>
-    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, [NotNullWhen(true)] out MessageEnvelope? envelope, out WrapperMember detail)
+    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, SerializerSettings settings, out DetailInPlace read, out WrapperMember detail)
     {
         ReadOnlySpan<byte> span = document.Span;
         int start = JsonWhitespace.Skip(span, afterColon);
-        int length = 0;
-        envelope = null;
-        bool read = start >= 0 && span[start] == (byte)'{' && StartsWithCloudEventsMember(span[(start + 1)..])
-            && detailReader.TryReadLeadingEnvelope(document[start..], out envelope, out length);
-        detail = read ? new WrapperMember(JsonTokenType.StartObject, start, length) : default;
-        return read;
+        read = default;
+        detail = default;
+        if (start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
+        {
+            return false;
+        }
+
+        int length;
+        try
+        {
+            if (!detailReader.TryReadLeadingEnvelope(document[start..], out MessageEnvelope? envelope, out length))
+            {
+                return false;
+            }
+
+            read.Envelope = envelope;
+        }
+        catch (InvalidEnvelopeException e) when (e.DataReadFailed)
+        {
+            // The detail is well-formed JSON (else its data's failure would not be final): skip it to go on.
+            var extent = new Utf8JsonReader(span[start..], settings.WrapperReaderOptions);
+            extent.Read();
+            extent.Skip();
+            length = (int)extent.BytesConsumed;
+            read.DataFailure = e;
+        }
+
+        detail = new WrapperMember(JsonTokenType.StartObject, start, length);
+        return true;
     }
 
     /// <summary>
@@ -425,4 +451,14 @@ internal static class WrapperClassifier
 
         return false;
     }
+}
+
+/// <summary>
+/// What reading an EventBridge <c>detail</c> object where it lies gave: its envelope, or the failure of its data, to
+/// be reported (not read again) if the document proves to be an EventBridge event with that detail.
+/// </summary>
+internal struct DetailInPlace
+{
+    public MessageEnvelope? Envelope;
+    public InvalidEnvelopeException? DataFailure;
 }

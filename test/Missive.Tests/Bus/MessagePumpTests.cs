@@ -166,6 +166,32 @@ public sealed class MessagePumpTests
         Assert.Single(await broker.ReceiveAsync("work", 1, TimeSpan.Zero));
     }
 
+    [Fact]
+    public async Task AReceiveUnderWayAtShutdown_OnATransportThatCannotCancelIt_IsLetFinish_AndWhatItGotIsReleased()
+    {
+        // On SQS a long poll goes on at the service when its client gives up, and what it is given then stays invisible
+        // for the visibility timeout. Here the handler's message, released at shutdown, is taken by the receive under way.
+        var script = new Script { Delay = Timeout.InfiniteTimeSpan };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        var sqs = new LongPollTransport(broker);
+        using IHost host = Host(sqs, script, o =>
+        {
+            o.WaitTime = TimeSpan.FromSeconds(2);
+            o.VisibilityTimeout = TimeSpan.FromMinutes(10);
+        });
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await host.StartAsync();
+        await script.StartedOnce.Task.WaitAsync(Patience);
+        await WaitUntil(() => sqs.Pending > 0);
+
+        await host.StopAsync();
+
+        Assert.Equal(0, sqs.Abandoned);
+        SqsMessage again = Assert.Single(await broker.ReceiveAsync("work", 1, TimeSpan.Zero));
+        Assert.Equal("3", again.SystemAttributes[SqsSystemAttributes.ApproximateReceiveCount]); // the handler's, the receive's at shutdown, this one
+    }
+
     private static IHost Host(IMessageTransport transport, Script script, Action<PollerOptions>? configure = null, TimeSpan? shutdownTimeout = null, TimeProvider? clock = null)
     {
         HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
@@ -284,6 +310,44 @@ public sealed class MessagePumpTests
         {
             Interlocked.Increment(ref _calls);
             throw new MessageTransportException("Simulated: the endpoint cannot be reached.") { IsTransient = true };
+        }
+    }
+
+    /// <summary>
+    /// Receives as SQS does: the long poll goes on at the service whatever the client does, so a caller that cancels it
+    /// gets nothing, yet what the poll takes afterwards is received all the same (and counted as abandoned).
+    /// </summary>
+    private sealed class LongPollTransport(InMemoryBroker broker) : ForwardingTransport(broker)
+    {
+        private int _pending, _abandoned;
+
+        public int Pending => Volatile.Read(ref _pending);
+
+        public int Abandoned => Volatile.Read(ref _abandoned);
+
+        public override async Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _pending);
+            Task<IReadOnlyList<SqsMessage>> poll = Inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, CancellationToken.None);
+            _ = poll.ContinueWith(
+                (done, state) =>
+                {
+                    var self = (LongPollTransport)state!;
+                    Interlocked.Decrement(ref self._pending);
+                },
+                this,
+                CancellationToken.None,
+                TaskContinuationOptions.ExecuteSynchronously,
+                TaskScheduler.Default);
+            try
+            {
+                return await poll.WaitAsync(cancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                Interlocked.Add(ref _abandoned, (await poll).Count);
+                throw;
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using Microsoft.Extensions.Logging;
 
 namespace Missive.Tests.Infrastructure;
@@ -11,13 +12,31 @@ public sealed class CapturingLoggerProvider : ILoggerProvider
 
     public ConcurrentQueue<string> Messages { get; }
 
-    public ILogger CreateLogger(string categoryName) => new CapturingLogger(Messages);
+    /// <summary>Gets every entry with its event id, in the order logged.</summary>
+    public ConcurrentQueue<(int EventId, LogLevel Level, string Text)> Entries { get; } = new();
+
+    /// <summary>Gets the event ids logged, each once.</summary>
+    public HashSet<int> EventIds
+    {
+        get
+        {
+            var ids = new HashSet<int>();
+            foreach ((int id, _, _) in Entries)
+            {
+                ids.Add(id);
+            }
+
+            return ids;
+        }
+    }
+
+    public ILogger CreateLogger(string categoryName) => new CapturingLogger(this);
 
     public void Dispose()
     {
     }
 
-    private sealed class CapturingLogger(ConcurrentQueue<string> messages) : ILogger
+    private sealed class CapturingLogger(CapturingLoggerProvider provider) : ILogger
     {
         public IDisposable? BeginScope<TState>(TState state)
             where TState : notnull => null;
@@ -25,6 +44,10 @@ public sealed class CapturingLoggerProvider : ILoggerProvider
         public bool IsEnabled(LogLevel logLevel) => true;
 
         public void Log<TState>(LogLevel logLevel, EventId eventId, TState state, Exception? exception, Func<TState, Exception?, string> formatter)
-            => messages.Enqueue(formatter(state, exception) + (exception is null ? string.Empty : " | " + exception));
+        {
+            string text = formatter(state, exception) + (exception is null ? string.Empty : " | " + exception);
+            provider.Entries.Enqueue((eventId.Id, logLevel, text));
+            provider.Messages.Enqueue(text);
+        }
     }
 }

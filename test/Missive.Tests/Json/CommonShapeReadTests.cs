@@ -115,10 +115,20 @@ public sealed class CommonShapeReadTests
         }
     }
 
+    /// <summary>What a leading read gives: an envelope, none (for the ordinary read to report), or the failure of its data, which no reader reads again.</summary>
     private static string LeadingOutcome(Utf8JsonEnvelopeSerializer serializer, byte[] input)
-        => serializer.TryReadLeadingEnvelope(input, out MessageEnvelope? envelope, out int length)
-            ? $"leading {length} {Describe(serializer, envelope)}"
-            : "none";
+    {
+        try
+        {
+            return serializer.TryReadLeadingEnvelope(input, out MessageEnvelope? envelope, out int length)
+                ? $"leading {length} {Describe(serializer, envelope)}"
+                : "none";
+        }
+        catch (InvalidEnvelopeException e) when (e.DataReadFailed)
+        {
+            return $"data failed {e.Reason} {e.Position} {e.Message}";
+        }
+    }
 
     private static string Describe(Utf8JsonEnvelopeSerializer serializer, MessageEnvelope e)
     {

@@ -274,6 +274,8 @@ public sealed class InboundMessageReaderTests
     [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x",}""", "")] // malformed inside the detail
     [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":DEEP}""", "")] // too deep
     [InlineData("""{"\ud800id":"e-1","source":"/s","specversion":"1.0","type":"notes.text","data":"x"}""", ",")] // a name that cannot be unescaped, then malformed (fuzz seed 31648973)
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"Total":"not a number"}}""", "")] // data that does not fit its type
+    [InlineData("""{"id":"e-1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"Total":"not a number"}}""", ",\"region\":")] // that, then malformed after the detail
     public void Read_EventBridgeDetailObjectThatFails_FailsExactlyAsWhenReadOnItsOwn(string detail, string after)
     {
         string body = EventBridgeBody(detail.Replace("DEEP", new string('[', 200) + new string(']', 200), StringComparison.Ordinal), after);
@@ -285,6 +287,33 @@ public sealed class InboundMessageReaderTests
         Assert.Equal(ordinary.Message, inPlace.Message);
         Assert.Equal(ordinary.Position, inPlace.Position);
         Assert.Equal(Encoding.UTF8.GetBytes(body), inPlace.RawBody.ToArray());
+    }
+
+    [Theory]
+    [InlineData("raw")]
+    [InlineData("sns")]
+    [InlineData("eventbridge")]
+    public void Read_DataWhoseSerializerThrows_IsInvalidData_AndTheSerializerIsCalledOnce(string wrapper)
+    {
+        // The fast serializer reads the common shape by hand, and an EventBridge detail where it lies, before the
+        // ordinary reading: a failure of the data must not send it through the application's serializer again.
+        var counting = new ThrowingSerializer();
+        var map = new MessageTypeMap(new SerializationOptions());
+        map.Add<Note>("notes.counted", counting);
+        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), null), map.Options);
+        const string Envelope = """{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.counted","datacontenttype":"text/x-counted","data":"x"}""";
+        string body = wrapper switch
+        {
+            "raw" => Envelope,
+            "sns" => "{\"Type\":\"Notification\",\"MessageId\":\"n-1\",\"TopicArn\":\"arn:aws:sns:eu-west-1:123456789012:t\",\"Message\":" + JsonSerializer.Serialize(Envelope) + "}",
+            _ => EventBridgeBody(Envelope, ",\"region\":\"eu-west-1\""),
+        };
+
+        InvalidEnvelopeException e = Assert.Throws<InvalidEnvelopeException>(() => reader.Read(new SqsMessage { Body = body }));
+
+        Assert.Equal(InvalidEnvelopeReason.InvalidData, e.Reason);
+        Assert.Contains(typeof(FormatException).Name, e.Message, StringComparison.Ordinal);
+        Assert.Equal(1, counting.Calls);
     }
 
     [Fact]
@@ -485,6 +514,24 @@ public sealed class InboundMessageReaderTests
             {
                 return $"error {e.Reason} {e.Position} {e.Message}";
             }
+        }
+    }
+
+    private sealed record Note(string Text);
+
+    /// <summary>A serializer of the application's whose reading always fails, counting its calls.</summary>
+    private sealed class ThrowingSerializer : IStringMessageSerializer
+    {
+        public int Calls { get; private set; }
+
+        public string ContentType => "text/x-counted";
+
+        public string Serialize(object message) => ((Note)message).Text;
+
+        public object Deserialize(string data, Type messageType)
+        {
+            Calls++;
+            throw new FormatException("the application cannot read this");
         }
     }
 }

@@ -55,8 +55,9 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
     /// Reads the value in one pass through the type's own converter where System.Text.Json built it: the
     /// reader overload of <see cref="JsonSerializer"/> first skips the value to find its end and then reads
     /// it again. On failure the value is read again that way from where it started, so errors carry the
-    /// serializer's path and checks exactly as before; application converters always go that way, since only
-    /// the serializer verifies that they read exactly one value.
+    /// serializer's path and checks exactly as before (a converter of the application's inside the value runs again
+    /// then); application converters of the type itself always go that way, since only the serializer verifies that
+    /// they read exactly one value.
     /// </summary>
     public override T ReadJsonData(ref Utf8JsonReader reader)
     {
@@ -92,9 +93,20 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
         return element.ValueKind == JsonValueKind.Null ? value : NotNull(value);
     }
 
-    public override T ReadBinary(byte[] data) => JsonSerializer.Deserialize(data, _typeInfo)!;
+    public override T ReadBinary(byte[] data) => ReadText(data, null);
 
-    public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType) => JsonSerializer.Deserialize(utf8, _typeInfo)!;
+    public override T ReadText(ReadOnlySpan<byte> utf8, string? contentType)
+    {
+        T value = JsonSerializer.Deserialize(utf8, _typeInfo)!;
+        return value is null && !IsJsonNull(utf8) ? NotNull(value) : value;
+    }
+
+    /// <summary>Whether the JSON text is the literal <c>null</c>, with whitespace around it.</summary>
+    private static bool IsJsonNull(ReadOnlySpan<byte> utf8)
+    {
+        int start = JsonWhitespace.Skip(utf8, 0);
+        return start >= 0 && utf8[start..].TrimEnd(" \t\r\n"u8).SequenceEqual("null"u8);
+    }
 
     /// <summary>Data that is not <c>null</c> read as null: an application converter's answer the handler could not use, refused as the data's failure.</summary>
     private static T NotNull(T value)

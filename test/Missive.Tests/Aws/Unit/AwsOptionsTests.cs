@@ -27,6 +27,26 @@ public sealed class AwsOptionsTests
     }
 
     [Fact]
+    public void TheTransportsHttpClients_AreNotRotatedByTheFactory_TheirSocketsRenewTheirConnections()
+    {
+        // The transport holds one client per service for its life: a rotated handler would only wait for the factory's
+        // cleanup timer, which runs on after the host is gone.
+        var services = new ServiceCollection();
+        services.AddMessageBus(bus => bus.UseAws(o =>
+        {
+            o.Region = "eu-west-1";
+            o.Credentials = AwsEmulator.Credentials;
+        }));
+        using ServiceProvider provider = services.BuildServiceProvider();
+        IOptionsMonitor<Microsoft.Extensions.Http.HttpClientFactoryOptions> factory = provider.GetRequiredService<IOptionsMonitor<Microsoft.Extensions.Http.HttpClientFactoryOptions>>();
+
+        foreach (string service in new[] { "sqs", "sns", "events" })
+        {
+            Assert.Equal(System.Threading.Timeout.InfiniteTimeSpan, factory.Get(MessageBusBuilderAwsExtensions.HttpClientNamePrefix + service).HandlerLifetime);
+        }
+    }
+
+    [Fact]
     public void Endpoints_FollowThePrecedenceOfOptionsAndEnvironment()
     {
         var environment = new Dictionary<string, string?>
