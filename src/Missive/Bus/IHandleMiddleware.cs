@@ -8,6 +8,12 @@ namespace Missive.Bus;
 /// outcome, return without calling <c>nextStep</c> (the message then counts as handled unless it sets another outcome),
 /// or observe and throw exceptions (a thrown exception leaves the message to be retried).
 /// </summary>
+/// <remarks>
+/// What it throws, before or after calling <c>nextStep</c>, is the message's failure as a handler's is
+/// (<see cref="IMessageHandler{T}"/>: event 2002, retried, its message logged only with
+/// <c>SerializationOptions.LogMessageContent</c> on); so is calling <c>nextStep</c> a second time, which does not run
+/// the handler again. Returning without calling it counts the message as handled.
+/// </remarks>
 public interface IHandleMiddleware
 {
     /// <summary>Runs this step.</summary>

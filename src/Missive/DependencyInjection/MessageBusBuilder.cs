@@ -250,7 +250,12 @@ public sealed class MessageBusBuilder
     /// <param name="messageGroupId">Gets the group id of a message: messages of one group are delivered in order. Must not be null.</param>
     /// <param name="messageDeduplicationId">Gets the deduplication id, or <c>null</c> to rely on content-based deduplication.</param>
     /// <returns>This builder.</returns>
-    /// <remarks>A second call for the same type is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
+    /// <remarks>
+    /// A second call for the same type is reported when the host starts (<see cref="MessageBusConfigurationException"/>).
+    /// A selector that throws, answers <c>null</c>, or answers an id SQS refuses (empty, over 128 characters, or with a
+    /// character other than ASCII letters, digits and punctuation) makes the publish throw <see cref="UserCodeException"/> before
+    /// anything is sent; the application's exception is attached only with <c>SerializationOptions.LogMessageContent</c> on.
+    /// </remarks>
     public MessageBusBuilder AddFifoIds<T>(Func<T, string> messageGroupId, Func<T, string>? messageDeduplicationId = null)
     {
         ArgumentNullException.ThrowIfNull(messageGroupId);

@@ -72,6 +72,10 @@ public sealed class SerializationOptions
     /// metadata Missive supplies): another type fails at startup, in every runtime, unless
     /// <see cref="JsonSerializerOptions"/> has a resolver for it or <see cref="AllowReflectionFallback"/> is on.
     /// </summary>
+    /// <remarks>
+    /// A converter of the application's in it that throws (whatever the type), or answers <c>null</c> for data that is not
+    /// <c>null</c>, makes the data invalid as a failing <see cref="IStringMessageSerializer"/> does: see its remarks.
+    /// </remarks>
     public JsonSerializerContext? JsonSerializerContext { get; set; }
 
     /// <summary>

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.IO;
 using System.Linq;
 using System.Text;
 using System.Text.Json.Nodes;
@@ -71,6 +72,65 @@ public sealed class UserCodeFaultTests(AwsEmulatorFixture fixture)
         Assert.Equal(UserCodeFaultMatrix.Rows.Length, UserCodeFaultMatrix.Rows.Select(r => (r.Seam, r.Misbehaviour)).Distinct().Count());
         Assert.All(UserCodeFaultMatrix.Rows, r => Assert.True(r.IsPublish ? r.Fate is null && r.Sent is not null : r.Fate is not null && r.Reported is not null, r.ToString()));
     }
+
+    [Fact]
+    public void TheReadmesTable_SaysForEveryRow_WhatTheMatrixAsserts()
+    {
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md"));
+        int section = readme.IndexOf("## When your code fails", StringComparison.Ordinal);
+        Assert.True(section >= 0, "README.md has no section \"When your code fails\"");
+        string[][] table = readme[section..].Split('\n')
+            .SkipWhile(l => !l.StartsWith("| Your code", StringComparison.Ordinal)).Skip(2)
+            .TakeWhile(l => l.StartsWith('|'))
+            .Select(l => l.Trim().Trim('|').Split('|').Select(c => c.Trim()).ToArray())
+            .ToArray();
+
+        foreach (FaultRow row in UserCodeFaultMatrix.Rows)
+        {
+            string[][] lines = table.Where(cells => cells[0].Contains(ReadmeName(row.Seam), StringComparison.Ordinal) && ReadmePhrases(row.Misbehaviour).Any(p => cells[1].Contains(p, StringComparison.Ordinal))).ToArray();
+            string[] line = Assert.Single(lines);
+            if (row.IsPublish)
+            {
+                Assert.Matches(row.Thrown is null ? "^nothing" : $"^`{row.Thrown.Name}` .*from `PublishAsync`$", line[2]);
+                Assert.Contains(row.Sent == true ? "sent once" : "nothing sent", line[3], StringComparison.Ordinal);
+            }
+            else
+            {
+                Assert.Contains(row.Fate switch { Fate.RetriedThenDeadLettered => "retried after `RetryDelay`, dead-lettered", Fate.Handled => "deleted", _ => "released" }, line[3], StringComparison.Ordinal);
+                Assert.StartsWith(row.Reported == true ? "reported" : "not reported", line[4], StringComparison.Ordinal);
+                Assert.Equal(row.EventId?.ToString(System.Globalization.CultureInfo.InvariantCulture) ?? "none", line[5]);
+            }
+        }
+    }
+
+    /// <summary>How the README's table names a seam.</summary>
+    private static string ReadmeName(Seam seam) => seam switch
+    {
+        Seam.StringSerializerRead => "`IStringMessageSerializer.Deserialize`",
+        Seam.StringSerializerWrite => "`IStringMessageSerializer.Serialize`",
+        Seam.ConverterRead => "a converter reading",
+        Seam.ConverterWrite => "a converter writing",
+        Seam.Handler => "`IMessageHandler<T>`",
+        Seam.FallbackHandler => "`IFallbackMessageHandler`",
+        Seam.HandleMiddleware => "`IHandleMiddleware`",
+        Seam.PublishMiddleware => "`IPublishMiddleware`",
+        _ => "`AddFifoIds` selector",
+    };
+
+    /// <summary>How the README's table says a misbehaviour (any of these).</summary>
+    private static string[] ReadmePhrases(Misbehaviour misbehaviour) => misbehaviour switch
+    {
+        Misbehaviour.ThrowsItsOwnException => ["throws"],
+        Misbehaviour.ThrowsCancellationNotTheHosts => ["throws an `OperationCanceledException`"],
+        Misbehaviour.AnswersNull => ["`null`"],
+        Misbehaviour.AnswersTheWrongType => ["another type", "not a `HandleOutcome`"],
+        Misbehaviour.HangsPastItsTimeout => ["hangs past `UseHandlingTimeout`"],
+        Misbehaviour.HangsWithNoTimeout => ["hangs with no timeout"],
+        Misbehaviour.ThrowsBeforeNext or Misbehaviour.ThrowsAfterNext => ["throws before or after `nextStep`"],
+        Misbehaviour.NeverCallsNext => ["without calling `nextStep`"],
+        Misbehaviour.CallsNextTwice => ["calls `nextStep` twice"],
+        _ => ["answers an id SQS refuses"],
+    };
 
     [Theory]
     [MemberData(nameof(Received))]
