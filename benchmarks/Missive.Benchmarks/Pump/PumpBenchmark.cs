@@ -123,7 +123,7 @@ public static class PumpBenchmark
         var counter = new Counter(handlerMs);
         var config = new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) };
         using var client = new AmazonSQSClient(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), config);
-        var reader = new InboundMessageReader(Setup.Serializers, Setup.Map.Options);
+        var reader = Setup.Inbound;
         using var stop = new CancellationTokenSource();
         Task loop = Task.Run(() => HandLoop(client, reader, counter, stop.Token));
         Window result = await Measure(endpoint, counter, window);

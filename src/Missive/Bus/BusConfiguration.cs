@@ -8,9 +8,6 @@ internal sealed class BusConfiguration
 {
     public Dictionary<Type, MessageRoute> Routes { get; } = [];
 
-    /// <summary>Gets or sets whether publishers may write protobuf (<c>EnableExperimentalFeatures()</c>); reading it is always on.</summary>
-    public bool ProtobufPublishing { get; set; }
-
     /// <summary>Gets the last step of the handling pipeline (the handler) of each message type that has one.</summary>
     public Dictionary<Type, HandleStep> Handlers { get; } = [];
 

@@ -155,11 +155,6 @@ internal sealed class MessagePublisher : IMessagePublisher
     private async Task<string> SendAsync<T>(MessageEnvelope<T> envelope, MessageRoute route, PublishOptions? options, CancellationToken cancellationToken)
     {
         EnvelopeFormat? format = options?.Format ?? route.Format;
-        if (format == EnvelopeFormat.Protobuf && !_configuration.ProtobufPublishing)
-        {
-            throw new MessageBusConfigurationException("Publishing in the protobuf format needs EnableExperimentalFeatures(); without it, the bus reads protobuf but writes JSON.");
-        }
-
         string? groupId = options?.MessageGroupId;
         string? deduplicationId = options?.MessageDeduplicationId;
         if (route.IsFifo && _configuration.FifoIds.TryGetValue(typeof(T), out FifoIdSelector? selector) && envelope.Message is { } message)

@@ -61,43 +61,45 @@ public static class MessageBusServiceCollectionExtensions
         services.TryAddSingleton(builder.ExperimentalFeatures);
         services.TryAddSingleton(sp => BuildMap(sp.GetRequiredService<IOptions<SerializationOptions>>().Value, registrations));
         services.TryAddSingleton<IEnvelopeFactory>(sp => new EnvelopeFactory(sp.GetRequiredService<MessageTypeMap>(), source, sp.GetRequiredService<TimeProvider>()));
-        services.TryAddSingleton(sp => new StandardJsonEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<StandardJsonEnvelopeSerializer>>()));
+        AddSerializers(services, experimental, builder.ExperimentalFeatures.PublishFormat);
+        AddBus(services, builder);
+        return services;
+    }
 
+    /// <summary>
+    /// The format switch, decided here alone: the JSON serializer is the fast one with experimental features and the
+    /// standard one without; protobuf is always read (a publisher elsewhere may have the switch on) and written only
+    /// with the switch, which the provider enforces. The fast serializer also reads an envelope inside an
+    /// EventBridge <c>detail</c> where it lies, so it is the inbound reader's in-place reader.
+    /// </summary>
+    private static void AddSerializers(IServiceCollection services, bool experimental, EnvelopeFormat publishFormat)
+    {
+        services.TryAddSingleton(sp => new StandardJsonEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<StandardJsonEnvelopeSerializer>>()));
+        services.TryAddSingleton(sp => new ProtobufEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<ProtobufEnvelopeSerializer>>()));
+        EnvelopeSerializer Json(IServiceProvider sp) => experimental ? sp.GetRequiredService<Utf8JsonEnvelopeSerializer>() : sp.GetRequiredService<StandardJsonEnvelopeSerializer>();
         if (experimental)
         {
             services.TryAddSingleton(sp => new Utf8JsonEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<Utf8JsonEnvelopeSerializer>>()));
-            services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
-            services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
-            services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<Utf8JsonEnvelopeSerializer>());
-            services.TryAddSingleton(sp => new ProtobufEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<ProtobufEnvelopeSerializer>>()));
             services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsProtobuf, (sp, _) => sp.GetRequiredService<ProtobufEnvelopeSerializer>());
-            EnvelopeFormat publishFormat = builder.ExperimentalFeatures.PublishFormat;
-            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(
-                sp.GetRequiredService<Utf8JsonEnvelopeSerializer>(), sp.GetRequiredService<ProtobufEnvelopeSerializer>(), publishFormat));
-        }
-        else
-        {
-            services.TryAddSingleton<IEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
-            services.TryAddSingleton<IBatchEnvelopeSerializer>(sp => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
-            services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => sp.GetRequiredService<StandardJsonEnvelopeSerializer>());
-
-            // Every mode reads both formats (a publisher elsewhere may have the switch on); only writing protobuf needs the switch.
-            services.TryAddSingleton(sp => new ProtobufEnvelopeSerializer(sp.GetRequiredService<MessageTypeMap>(), sp.GetService<ILogger<ProtobufEnvelopeSerializer>>()));
-            services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(
-                sp.GetRequiredService<StandardJsonEnvelopeSerializer>(), sp.GetRequiredService<ProtobufEnvelopeSerializer>()));
         }
 
-        AddBus(services, builder);
-        return services;
+        services.TryAddSingleton<IEnvelopeSerializer>(Json);
+        services.TryAddSingleton<IBatchEnvelopeSerializer>(Json);
+        services.TryAddKeyedSingleton<IEnvelopeSerializer>(ContentTypes.CloudEventsJson, (sp, _) => Json(sp));
+        services.TryAddSingleton<IEnvelopeSerializerProvider>(sp => new EnvelopeSerializerProvider(
+            Json(sp), sp.GetRequiredService<ProtobufEnvelopeSerializer>(), experimental ? publishFormat : EnvelopeFormat.Json, protobufWritable: experimental));
+        services.TryAddSingleton(sp => new InboundMessageReader(
+            sp.GetRequiredService<IEnvelopeSerializerProvider>(),
+            sp.GetRequiredService<IOptions<SerializationOptions>>().Value,
+            experimental ? sp.GetRequiredService<Utf8JsonEnvelopeSerializer>() : null));
     }
 
     private static void AddBus(IServiceCollection services, MessageBusBuilder builder)
     {
         BusConfiguration bus = builder.Bus;
-        bus.ProtobufPublishing = builder.ExperimentalFeaturesEnabled;
         IReadOnlyList<Action<MessageTypeMap>> registrations = builder.Registrations;
         EnvelopeFormat publishFormat = builder.ExperimentalFeatures.PublishFormat;
-        services.TryAddSingleton(sp => new MessageBusValidator(sp, bus, registrations, builder.HasMessageType, publishFormat));
+        services.TryAddSingleton(sp => new MessageBusValidator(sp, bus, registrations, builder.HasMessageType, publishFormat, protobufWritable: builder.ExperimentalFeaturesEnabled));
         services.AddHostedService(sp => new MessageBusStartupCheck(sp.GetRequiredService<MessageBusValidator>()));
 
         services.TryAddSingleton(bus);
@@ -109,7 +111,6 @@ public static class MessageBusServiceCollectionExtensions
             sp.GetRequiredService<SqsEventProcessorOptions>(),
             sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance)));
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
-        services.TryAddSingleton(sp => new InboundMessageReader(sp.GetRequiredService<IEnvelopeSerializerProvider>(), sp.GetRequiredService<IOptions<SerializationOptions>>().Value));
         services.TryAddSingleton<IMessagePublisher>(sp =>
         {
             sp.GetRequiredService<MessageBusValidator>().EnsureValid();

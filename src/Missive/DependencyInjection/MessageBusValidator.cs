@@ -26,16 +26,18 @@ internal sealed class MessageBusValidator
     private readonly IReadOnlyList<Action<MessageTypeMap>> _registrations;
     private readonly Func<Type, bool> _isRegistered;
     private readonly EnvelopeFormat _publishFormat;
+    private readonly bool _protobufWritable;
     private readonly object _gate = new();
     private IReadOnlyList<string>? _problems;
 
-    public MessageBusValidator(IServiceProvider services, BusConfiguration bus, IReadOnlyList<Action<MessageTypeMap>> registrations, Func<Type, bool> isRegistered, EnvelopeFormat publishFormat)
+    public MessageBusValidator(IServiceProvider services, BusConfiguration bus, IReadOnlyList<Action<MessageTypeMap>> registrations, Func<Type, bool> isRegistered, EnvelopeFormat publishFormat, bool protobufWritable)
     {
         _services = services;
         _bus = bus;
         _registrations = registrations;
         _isRegistered = isRegistered;
         _publishFormat = publishFormat;
+        _protobufWritable = protobufWritable;
     }
 
     /// <summary>Checks the configuration (the first time) and throws when anything is wrong (every time).</summary>
@@ -148,9 +150,9 @@ internal sealed class MessageBusValidator
                 problems.Add($"{route.MessageType.FullName} has a publisher but is not a registered message type: add AddMessageType<{name}>(\"its.type.identifier\").");
             }
 
-            if (route.Format == EnvelopeFormat.Protobuf && !_bus.ProtobufPublishing)
+            if (route.Format is { } format && EnvelopeSerializerProvider.WriteRefusal(format, _protobufWritable) is { } refusal)
             {
-                problems.Add($"The publisher of {route.MessageType.FullName} writes protobuf, which needs EnableExperimentalFeatures(): call it, or publish JSON.");
+                problems.Add($"The publisher of {route.MessageType.FullName}: {refusal}");
             }
 
             if (route.IsFifo && !_bus.FifoIds.ContainsKey(route.MessageType))

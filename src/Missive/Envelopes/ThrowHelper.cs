@@ -24,6 +24,11 @@ internal static class ThrowHelper
     public static void ThrowInvalidEnvelope(InvalidEnvelopeReason reason, string message, long position = -1, string? attribute = null, Exception? inner = null)
         => throw Create(reason, message, position, attribute, inner);
 
+    /// <summary>A change to options already frozen by what was built on them.</summary>
+    [DoesNotReturn]
+    public static void ThrowFrozenOptions()
+        => throw new InvalidOperationException("The SerializationOptions cannot be changed: a serializer, type map or reader was already built on them, and would ignore the change. Configure them before the bus is built (MessageBusBuilder.ConfigureSerialization).");
+
     /// <summary>Throws naming every required attribute that is missing or empty.</summary>
     [DoesNotReturn]
     public static void ThrowMissingAttributes(string? id, string? source, bool hasSpecVersion, bool hasType, long position)

@@ -32,17 +32,11 @@ public sealed partial class StandardJsonEnvelopeSerializer
     /// </summary>
     private int WriteNode(IBufferWriter<byte> destination, JsonNode node)
     {
-        Utf8JsonWriter writer = RentJsonWriter(destination);
-        try
-        {
-            node.WriteTo(writer);
-            writer.Flush();
-            return checked((int)writer.BytesCommitted);
-        }
-        finally
-        {
-            ReturnJsonWriter(writer);
-        }
+        using PoolLease<Utf8JsonWriter> lease = Pools.RentEnvelopeWriter(destination);
+        Utf8JsonWriter writer = lease.Value;
+        node.WriteTo(writer);
+        writer.Flush();
+        return checked((int)writer.BytesCommitted);
     }
 
     private static JsonObject ToNode<T>(MessageEnvelope<T> envelope, MessageTypeInfo<T> info)

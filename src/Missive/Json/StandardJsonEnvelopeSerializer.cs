@@ -30,5 +30,8 @@ public sealed partial class StandardJsonEnvelopeSerializer : EnvelopeSerializer
     public override string ContentType => ContentTypes.CloudEventsJson;
 
     /// <inheritdoc />
+    public override EnvelopeFormat Format => EnvelopeFormat.Json;
+
+    /// <inheritdoc />
     public override string BatchContentType => ContentTypes.CloudEventsBatchJson;
 }

@@ -2,6 +2,7 @@ using System;
 using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Text.Json;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Json;

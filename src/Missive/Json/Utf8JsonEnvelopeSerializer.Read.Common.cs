@@ -1,5 +1,6 @@
 using System;
 using System.Text.Json;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Json;
@@ -58,26 +59,17 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             return null;
         }
 
-        CloudEventAttribute seen = CloudEventAttribute.None;
-        string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
-        DateTimeOffset? time = null;
-        MessageTypeInfo? info = null;
-        MessageEnvelope? envelope = null;
-        ExtensionAttributeCollection? extensions = null;
-        bool newStrings = false;
+        EnvelopeFields fields = default;
         int at = objectStart + 1;
         while (true)
         {
-            int quote = JsonWhitespace.Skip(json, at);
-            int nameEnd = quote < 0 || json[quote] != (byte)'"' ? -1 : JsonPlainString.End(json, quote);
-            int colon = nameEnd < 0 ? -1 : JsonWhitespace.Skip(json, nameEnd + 1);
-            int value = colon < 0 || json[colon] != (byte)':' ? -1 : JsonWhitespace.Skip(json, colon + 1);
+            int value = JsonPlainMember.Value(json, at, out int nameStart, out int nameEnd);
             if (value < 0)
             {
                 return null;
             }
 
-            ReadOnlySpan<byte> name = json[(quote + 1)..nameEnd];
+            ReadOnlySpan<byte> name = json[nameStart..nameEnd];
             CloudEventAttribute attribute = CloudEventAttributeNames.Classify(name);
             if (attribute == CloudEventAttribute.Extension)
             {
@@ -86,19 +78,19 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                     return null;
                 }
             }
-            else if ((seen & attribute) != 0)
+            else if ((fields.Seen & attribute) != 0)
             {
                 return null;
             }
             else
             {
-                seen |= attribute;
+                fields.Seen |= attribute;
             }
 
             int end;
             if (attribute == CloudEventAttribute.Data)
             {
-                if (envelope is null || json[value] == (byte)'n')
+                if (fields.Envelope is null || json[value] == (byte)'n')
                 {
                     return null; // data before the type, or null data
                 }
@@ -107,7 +99,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 reader.Read();
                 try
                 {
-                    info!.ReadJsonData(envelope, ref reader);
+                    fields.Info!.ReadJsonData(fields.Envelope, ref reader);
                 }
                 catch (InvalidEnvelopeException e)
                 {
@@ -133,36 +125,38 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 switch (attribute)
                 {
                     case CloudEventAttribute.Id:
-                        id = StrictUtf8.GetString(text);
+                        fields.Id = StrictUtf8.GetString(text);
                         break;
                     case CloudEventAttribute.Source:
-                        eventSource = Settings.Strings.Find(text);
-                        if (eventSource is null)
+                        fields.Source = Settings.Strings.Find(text);
+                        if (fields.Source is null)
                         {
-                            eventSource = StrictUtf8.GetString(text);
-                            newStrings = true;
+                            fields.Source = StrictUtf8.GetString(text);
+                            fields.NewStrings = true;
                         }
 
                         break;
                     case CloudEventAttribute.SpecVersion when text.SequenceEqual(CloudEventRules.SpecVersion10Utf8):
                         break;
-                    case CloudEventAttribute.Type when TryFindRegisteredType(text, out info):
-                        envelope = info.CreateEnvelope();
+                    case CloudEventAttribute.Type when TryFindRegisteredType(text, out MessageTypeInfo? found):
+                        fields.Info = found;
+                        fields.TypeIdentifier = found.Identifier;
+                        fields.Envelope = found.CreateEnvelope();
                         break;
                     case CloudEventAttribute.Time when Rfc3339.Parse(text, out DateTimeOffset parsed) == Rfc3339.Result.Valid:
-                        time = parsed;
+                        fields.Time = parsed;
                         break;
                     case CloudEventAttribute.DataContentType:
-                        contentType = text.SequenceEqual(ContentTypes.ApplicationJsonUtf8) ? ContentTypes.ApplicationJson : StrictUtf8.GetString(text);
+                        fields.ContentType = text.SequenceEqual(ContentTypes.ApplicationJsonUtf8) ? ContentTypes.ApplicationJson : StrictUtf8.GetString(text);
                         break;
                     case CloudEventAttribute.DataSchema:
-                        schema = StrictUtf8.GetString(text);
+                        fields.Schema = StrictUtf8.GetString(text);
                         break;
                     case CloudEventAttribute.Subject:
-                        subject = StrictUtf8.GetString(text);
+                        fields.Subject = StrictUtf8.GetString(text);
                         break;
                     case CloudEventAttribute.Extension:
-                        if (!TryAddCommonExtension(ref extensions, name, text, ref newStrings))
+                        if (!TryAddCommonExtension(ref fields.Extensions, name, text, ref fields.NewStrings))
                         {
                             return null;
                         }
@@ -175,7 +169,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 end = closingQuote + 1;
             }
 
-            int next = JsonWhitespace.Skip(json, end);
+            int next = JsonPlainMember.Separator(json, end);
             if (next < 0)
             {
                 return null;
@@ -187,7 +181,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 continue;
             }
 
-            if (json[next] != (byte)'}' || (!leading && JsonWhitespace.Skip(json, next + 1) >= 0))
+            if (!leading && JsonWhitespace.Skip(json, next + 1) >= 0)
             {
                 return null;
             }
@@ -196,19 +190,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             break;
         }
 
-        if (envelope is null || id is null || eventSource is null || (seen & CloudEventAttribute.SpecVersion) == 0)
-        {
-            return null;
-        }
-
-        envelope.SetAttributes(id, eventSource, info!.Identifier, time, contentType, schema, subject, extensions);
-        EnvelopeValidator.Validate(envelope, objectStart);
-        if (newStrings)
-        {
-            Settings.Strings.TryAddRecurring(envelope);
-        }
-
-        return envelope;
+        return fields.HasRequired ? Complete(ref fields, objectStart) : null;
     }
 
     /// <summary>Adds a string extension, unless its name repeats, it is declared of another type, or there is no room.</summary>

@@ -98,7 +98,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     }
 
     /// <inheritdoc />
-    internal override bool TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
+    bool ILeadingEnvelopeReader.TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
     {
         envelope = TryReadCommon(document.Span, leading: true, out length);
         if (envelope is not null && length <= Settings.MaxEnvelopeSize)
@@ -145,15 +145,8 @@ public sealed partial class Utf8JsonEnvelopeSerializer
     {
         long objectStart = reader.TokenStartIndex;
         Scratch scratch = default;
-        CloudEventAttribute seen = CloudEventAttribute.None;
-        string? id = null, eventSource = null, contentType = null, schema = null, subject = null;
-        DateTimeOffset? time = null;
-        MessageTypeInfo? info = null;
-        string? typeIdentifier = null;
-        MessageEnvelope? envelope = null;
-        ExtensionAttributeCollection? extensions = null;
+        EnvelopeFields fields = default;
         long deferredStart = -1, deferredEnd = -1;
-        bool newStrings = false;
 
         while (true)
         {
@@ -169,16 +162,16 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             string? extensionName = null;
             if (attribute == CloudEventAttribute.Extension)
             {
-                extensionName = GetExtensionName(name, extensions, position, ref newStrings);
+                extensionName = GetExtensionName(name, fields.Extensions, position, ref fields.NewStrings);
             }
             else
             {
-                if ((seen & attribute) != 0)
+                if ((fields.Seen & attribute) != 0)
                 {
                     ThrowHelper.ThrowDuplicateAttribute(CloudEventAttributeNames.NameOf(attribute), position);
                 }
 
-                seen |= attribute;
+                fields.Seen |= attribute;
             }
 
             ReadToken(ref reader);
@@ -186,35 +179,35 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             switch (attribute)
             {
                 case CloudEventAttribute.Id:
-                    id = GetRequiredString(ref reader, CloudEventAttributeNames.Id);
+                    fields.Id = GetRequiredString(ref reader, CloudEventAttributeNames.Id);
                     break;
                 case CloudEventAttribute.Source:
-                    eventSource = GetRecurringString(ref reader, CloudEventAttributeNames.Source, ref newStrings);
+                    fields.Source = GetRecurringString(ref reader, CloudEventAttributeNames.Source, ref fields.NewStrings);
                     break;
                 case CloudEventAttribute.SpecVersion:
                     ReadSpecVersion(ref reader);
                     break;
                 case CloudEventAttribute.Type:
-                    info = ReadType(ref reader, out typeIdentifier);
-                    envelope = info.CreateEnvelope();
+                    fields.Info = ReadType(ref reader, out fields.TypeIdentifier);
+                    fields.Envelope = fields.Info.CreateEnvelope();
                     break;
                 case CloudEventAttribute.Time:
-                    time = ReadTime(ref reader, ref scratch);
+                    fields.Time = ReadTime(ref reader, ref scratch);
                     break;
                 case CloudEventAttribute.DataContentType:
-                    contentType = reader.TokenType == JsonTokenType.String && reader.ValueTextEquals(ContentTypes.ApplicationJsonUtf8)
+                    fields.ContentType = reader.TokenType == JsonTokenType.String && reader.ValueTextEquals(ContentTypes.ApplicationJsonUtf8)
                         ? ContentTypes.ApplicationJson
                         : GetOptionalString(ref reader, CloudEventAttributeNames.DataContentType);
                     break;
                 case CloudEventAttribute.DataSchema:
-                    schema = GetOptionalString(ref reader, CloudEventAttributeNames.DataSchema);
+                    fields.Schema = GetOptionalString(ref reader, CloudEventAttributeNames.DataSchema);
                     break;
                 case CloudEventAttribute.Subject:
-                    subject = GetOptionalString(ref reader, CloudEventAttributeNames.Subject);
+                    fields.Subject = GetOptionalString(ref reader, CloudEventAttributeNames.Subject);
                     break;
                 case CloudEventAttribute.Data:
                 case CloudEventAttribute.DataBase64:
-                    if ((seen & (CloudEventAttribute.Data | CloudEventAttribute.DataBase64)) == (CloudEventAttribute.Data | CloudEventAttribute.DataBase64))
+                    if ((fields.Seen & (CloudEventAttribute.Data | CloudEventAttribute.DataBase64)) == (CloudEventAttribute.Data | CloudEventAttribute.DataBase64))
                     {
                         ThrowHelper.ThrowDataAndDataBase64(position);
                     }
@@ -229,9 +222,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                         ThrowHelper.ThrowWrongTokenType(CloudEventAttributeNames.DataBase64, "a base64 string", position);
                     }
 
-                    if (envelope is not null)
+                    if (fields.Envelope is not null)
                     {
-                        ReadData(ref reader, source, info!, envelope, attribute);
+                        ReadData(ref reader, source, fields.Info!, fields.Envelope, attribute);
                     }
                     else
                     {
@@ -244,38 +237,31 @@ public sealed partial class Utf8JsonEnvelopeSerializer
                 default:
                     if (reader.TokenType != JsonTokenType.Null)
                     {
-                        extensions ??= new ExtensionAttributeCollection();
-                        if (extensions.Count == Settings.MaxExtensionAttributes)
+                        fields.Extensions ??= new ExtensionAttributeCollection();
+                        if (fields.Extensions.Count == Settings.MaxExtensionAttributes)
                         {
                             ThrowHelper.ThrowTooManyExtensions(Settings.MaxExtensionAttributes, position);
                         }
 
-                        extensions.AddTrusted(extensionName!, ReadExtensionValue(ref reader, extensionName!, ref scratch));
+                        fields.Extensions.AddTrusted(extensionName!, ReadExtensionValue(ref reader, extensionName!, ref scratch));
                     }
 
                     break;
             }
         }
 
-        bool hasSpecVersion = (seen & CloudEventAttribute.SpecVersion) != 0;
-        if (envelope is null || !hasSpecVersion)
+        if (fields.Envelope is null || (fields.Seen & CloudEventAttribute.SpecVersion) == 0)
         {
             // Report every missing required attribute at once.
-            ThrowHelper.ThrowMissingAttributes(id, eventSource, hasSpecVersion, envelope is not null, objectStart);
+            ThrowHelper.ThrowMissingAttributes(fields.Id, fields.Source, (fields.Seen & CloudEventAttribute.SpecVersion) != 0, fields.Envelope is not null, objectStart);
         }
 
-        envelope.SetAttributes(id!, eventSource!, typeIdentifier!, time, contentType, schema, subject, extensions);
-        EnvelopeValidator.Validate(envelope, objectStart);
-        if (newStrings)
-        {
-            Settings.Strings.TryAddRecurring(envelope);
-        }
-
+        MessageEnvelope envelope = Complete(ref fields, objectStart);
         if (deferredStart >= 0)
         {
             var dataReader = new Utf8JsonReader(source.Slice(deferredStart, deferredEnd - deferredStart), Settings.JsonReaderOptions);
             ReadToken(ref dataReader);
-            ReadData(ref dataReader, source, info!, envelope, (seen & CloudEventAttribute.DataBase64) != 0 ? CloudEventAttribute.DataBase64 : CloudEventAttribute.Data);
+            ReadData(ref dataReader, source, fields.Info!, envelope, (fields.Seen & CloudEventAttribute.DataBase64) != 0 ? CloudEventAttribute.DataBase64 : CloudEventAttribute.Data);
         }
 
         return envelope;
@@ -325,5 +311,40 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         {
             ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, "The JSON ends before the envelope is complete.", reader.BytesConsumed);
         }
+    }
+
+    /// <summary>
+    /// The attributes of an envelope as they are read, by the reader and by the hand scan alike, until
+    /// <see cref="Complete"/> sets them on the envelope.
+    /// </summary>
+    private struct EnvelopeFields
+    {
+        public CloudEventAttribute Seen;
+        public string? Id, Source, ContentType, Schema, Subject, TypeIdentifier;
+        public DateTimeOffset? Time;
+        public MessageTypeInfo? Info;
+        public MessageEnvelope? Envelope;
+        public ExtensionAttributeCollection? Extensions;
+
+        /// <summary>Whether a string read was not a kept one: the envelope's recurring strings are offered to be kept.</summary>
+        public bool NewStrings;
+
+        /// <summary>Gets whether every required attribute was read (the type's envelope stands for the type).</summary>
+        public readonly bool HasRequired
+            => Envelope is not null && Id is not null && Source is not null && (Seen & CloudEventAttribute.SpecVersion) != 0;
+    }
+
+    /// <summary>The one ending of both readers: the attributes set, the envelope validated, its recurring strings offered.</summary>
+    private MessageEnvelope Complete(ref EnvelopeFields fields, long objectStart)
+    {
+        MessageEnvelope envelope = fields.Envelope!;
+        envelope.SetAttributes(fields.Id!, fields.Source!, fields.TypeIdentifier!, fields.Time, fields.ContentType, fields.Schema, fields.Subject, fields.Extensions);
+        EnvelopeValidator.Validate(envelope, objectStart);
+        if (fields.NewStrings)
+        {
+            Settings.KeepRecurringStrings(envelope);
+        }
+
+        return envelope;
     }
 }

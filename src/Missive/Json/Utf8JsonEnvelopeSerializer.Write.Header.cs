@@ -59,17 +59,11 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         destination.Advance(written);
         if (envelope.Message is { } message)
         {
-            Utf8JsonWriter writer = RentValueWriter(destination);
-            try
-            {
-                info.Codec.WriteJsonValue(writer, message);
-                writer.Flush();
-                written += checked((int)writer.BytesCommitted);
-            }
-            finally
-            {
-                ReturnValueWriter(writer);
-            }
+            using PoolLease<Utf8JsonWriter> lease = Pools.RentValueWriter(destination);
+            Utf8JsonWriter writer = lease.Value;
+            info.Codec.WriteJsonValue(writer, message);
+            writer.Flush();
+            written += checked((int)writer.BytesCommitted);
         }
 
         length = (envelope.DataSchema?.Length ?? 0) + (envelope.Subject?.Length ?? 0) + extensionsLength + HeaderOverhead;

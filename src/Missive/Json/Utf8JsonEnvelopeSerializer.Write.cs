@@ -16,40 +16,28 @@ public sealed partial class Utf8JsonEnvelopeSerializer
             return byParts;
         }
 
-        Utf8JsonWriter writer = RentJsonWriter(destination);
-        try
-        {
-            WriteEnvelope(writer, envelope, info);
-            writer.Flush();
-            return checked((int)writer.BytesCommitted);
-        }
-        finally
-        {
-            ReturnJsonWriter(writer);
-        }
+        using PoolLease<Utf8JsonWriter> lease = Pools.RentEnvelopeWriter(destination);
+        Utf8JsonWriter writer = lease.Value;
+        WriteEnvelope(writer, envelope, info);
+        writer.Flush();
+        return checked((int)writer.BytesCommitted);
     }
 
     private protected override int SerializeBatchCore(IBufferWriter<byte> destination, IReadOnlyList<MessageEnvelope> envelopes)
     {
-        Utf8JsonWriter writer = RentJsonWriter(destination);
-        try
+        using PoolLease<Utf8JsonWriter> lease = Pools.RentEnvelopeWriter(destination);
+        Utf8JsonWriter writer = lease.Value;
+        writer.WriteStartArray();
+        var visitor = new BatchWriter(writer);
+        for (int i = 0; i < envelopes.Count; i++)
         {
-            writer.WriteStartArray();
-            var visitor = new BatchWriter(writer);
-            for (int i = 0; i < envelopes.Count; i++)
-            {
-                MessageEnvelope envelope = envelopes[i];
-                MessageTypes.Get(envelope.MessageType).Accept(ref visitor, envelope);
-            }
+            MessageEnvelope envelope = envelopes[i];
+            MessageTypes.Get(envelope.MessageType).Accept(ref visitor, envelope);
+        }
 
-            writer.WriteEndArray();
-            writer.Flush();
-            return checked((int)writer.BytesCommitted);
-        }
-        finally
-        {
-            ReturnJsonWriter(writer);
-        }
+        writer.WriteEndArray();
+        writer.Flush();
+        return checked((int)writer.BytesCommitted);
     }
 
     /// <summary>Writes one envelope object: the single and the batch path both come here.</summary>

@@ -33,7 +33,7 @@ namespace Missive.Json;
 /// </list>
 /// <para>On failure while writing, the destination may already hold part of the envelope.</para>
 /// </remarks>
-public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
+public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer, ILeadingEnvelopeReader
 {
     /// <summary>Creates the serializer.</summary>
     /// <param name="messageTypes">The registered message types. Must not be null.</param>
@@ -47,6 +47,9 @@ public sealed partial class Utf8JsonEnvelopeSerializer : EnvelopeSerializer
 
     /// <inheritdoc />
     public override string ContentType => ContentTypes.CloudEventsJson;
+
+    /// <inheritdoc />
+    public override EnvelopeFormat Format => EnvelopeFormat.Json;
 
     /// <inheritdoc />
     public override string BatchContentType => ContentTypes.CloudEventsBatchJson;

@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Text;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Protobuf;

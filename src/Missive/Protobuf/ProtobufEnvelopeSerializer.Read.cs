@@ -144,7 +144,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         EnvelopeValidator.Validate(envelope, basePosition);
         if (newStrings)
         {
-            Settings.Strings.TryAddRecurring(envelope);
+            Settings.KeepRecurringStrings(envelope);
         }
 
         if (dataField != 0)

@@ -38,84 +38,56 @@ public sealed partial class ProtobufEnvelopeSerializer
     /// <summary>Writes one event; with <paramref name="lengthPrefixed"/> its size comes first (batch items).</summary>
     private void WriteEvent<T>(ref ProtobufWriter writer, MessageEnvelope<T> envelope, MessageTypeInfo<T> info, bool lengthPrefixed)
     {
-        PooledBufferWriter? staged = null;
-        try
+        T message = envelope.Message;
+        int payloadSize = message is null ? -1 : info.Codec.GetKnownPayloadSize(message, envelope.DataContentType);
+        using PoolLease<PooledBufferWriter> staged = message is not null && payloadSize < 0 ? Pools.RentBuffer() : default;
+        if (!staged.IsEmpty)
         {
-            int payloadSize = -1;
-            T message = envelope.Message;
-            if (message is not null)
-            {
-                payloadSize = info.Codec.GetKnownPayloadSize(message, envelope.DataContentType);
-                if (payloadSize < 0)
-                {
-                    staged = Stage(info, message, envelope.DataContentType);
-                    payloadSize = staged.WrittenCount;
-                }
-            }
-
-            if (lengthPrefixed)
-            {
-                writer.WriteVarint((uint)ComputeEventSize(envelope, payloadSize));
-            }
-
-            long start = writer.BytesWritten;
-            WriteString(ref writer, CloudEventProto.CloudEvent.IdTag, envelope.Id);
-            WriteString(ref writer, CloudEventProto.CloudEvent.SourceTag, envelope.Source);
-            writer.WriteByte(CloudEventProto.CloudEvent.SpecVersionTag);
-            writer.WriteString(CloudEventRules.SpecVersion10, CloudEventRules.SpecVersion10.Length);
-            WriteString(ref writer, CloudEventProto.CloudEvent.TypeTag, envelope.Type);
-            WriteAttributes(ref writer, envelope);
-
-            if (payloadSize >= 0)
-            {
-                writer.WriteByte(info.Codec.Kind == PayloadKind.Binary ? CloudEventProto.CloudEvent.BinaryDataTag : CloudEventProto.CloudEvent.TextDataTag);
-                writer.WriteVarint((uint)payloadSize);
-
-                // The payload goes to the output directly: a staged copy, or the codec writing its known-size bytes.
-                writer.Flush();
-                if (staged is not null)
-                {
-                    writer.Output.Write(staged.WrittenSpan);
-                }
-                else
-                {
-                    info.Codec.WritePayload(writer.Output, message!, envelope.DataContentType, jsonWriter: null);
-                }
-
-                writer.AddDirectlyWritten(payloadSize);
-            }
-
-            AssertComputedSize(ComputeEventSize(envelope, payloadSize), writer.BytesWritten - start);
+            Stage(info, message!, envelope.DataContentType, staged.Value);
+            payloadSize = staged.Value.WrittenCount;
         }
-        finally
+
+        if (lengthPrefixed)
         {
-            if (staged is not null)
-            {
-                ReturnBuffer(staged);
-            }
+            writer.WriteVarint((uint)ComputeEventSize(envelope, payloadSize));
         }
+
+        long start = writer.BytesWritten;
+        WriteString(ref writer, CloudEventProto.CloudEvent.IdTag, envelope.Id);
+        WriteString(ref writer, CloudEventProto.CloudEvent.SourceTag, envelope.Source);
+        writer.WriteByte(CloudEventProto.CloudEvent.SpecVersionTag);
+        writer.WriteString(CloudEventRules.SpecVersion10, CloudEventRules.SpecVersion10.Length);
+        WriteString(ref writer, CloudEventProto.CloudEvent.TypeTag, envelope.Type);
+        WriteAttributes(ref writer, envelope);
+
+        if (payloadSize >= 0)
+        {
+            writer.WriteByte(info.Codec.Kind == PayloadKind.Binary ? CloudEventProto.CloudEvent.BinaryDataTag : CloudEventProto.CloudEvent.TextDataTag);
+            writer.WriteVarint((uint)payloadSize);
+
+            // The payload goes to the output directly: a staged copy, or the codec writing its known-size bytes.
+            writer.Flush();
+            if (!staged.IsEmpty)
+            {
+                writer.Output.Write(staged.Value.WrittenSpan);
+            }
+            else
+            {
+                info.Codec.WritePayload(writer.Output, message!, envelope.DataContentType, jsonWriter: null);
+            }
+
+            writer.AddDirectlyWritten(payloadSize);
+        }
+
+        AssertComputedSize(ComputeEventSize(envelope, payloadSize), writer.BytesWritten - start);
     }
 
     /// <summary>Writes a payload of unknown size into a pooled buffer (the only staging this format does).</summary>
-    private PooledBufferWriter Stage<T>(MessageTypeInfo<T> info, T message, string? contentType)
+    private void Stage<T>(MessageTypeInfo<T> info, T message, string? contentType, PooledBufferWriter staged)
     {
-        PooledBufferWriter staged = RentBuffer();
-        Utf8JsonWriter json = RentJsonWriter(staged);
-        try
-        {
-            info.Codec.WritePayload(staged, message, contentType, json);
-            json.Flush();
-            return staged;
-        }
-        catch
-        {
-            ReturnBuffer(staged);
-            throw;
-        }
-        finally
-        {
-            ReturnJsonWriter(json);
-        }
+        using PoolLease<Utf8JsonWriter> json = Pools.RentEnvelopeWriter(staged);
+        info.Codec.WritePayload(staged, message, contentType, json.Value);
+        json.Value.Flush();
     }
 
     private static void WriteAttributes<T>(ref ProtobufWriter writer, MessageEnvelope<T> envelope)

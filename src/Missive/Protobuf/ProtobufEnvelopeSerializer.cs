@@ -54,5 +54,5 @@ public sealed partial class ProtobufEnvelopeSerializer : EnvelopeSerializer
     public override string BatchContentType => ContentTypes.CloudEventsBatchProtobuf;
 
     /// <inheritdoc />
-    public override bool IsBinaryFormat => true;
+    public override EnvelopeFormat Format => EnvelopeFormat.Protobuf;
 }

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using Missive.Lexing;
 
 namespace Missive.Serialization;
 

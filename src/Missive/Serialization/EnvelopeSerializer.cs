@@ -1,13 +1,10 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Text.Json;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
-using Microsoft.Extensions.ObjectPool;
-using Missive.Buffers;
 
 namespace Missive.Serialization;
 
@@ -20,26 +17,18 @@ namespace Missive.Serialization;
 /// exception and log a line without content.
 /// </summary>
 /// <remarks>
-/// Options changed after the serializer is built do not affect it. Dispose the serializer (the DI
+/// Building the serializer freezes its options: changing them afterwards throws. Dispose the serializer (the DI
 /// container does) to return the pooled buffers it holds.
 /// </remarks>
 public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSerializer, IDisposable
 {
-    private readonly DefaultObjectPool<PooledBufferWriter> _bufferPool;
-    private readonly DefaultObjectPool<Utf8JsonWriter> _jsonWriterPool;
-    private readonly DefaultObjectPool<Utf8JsonWriter> _valueWriterPool;
-
     private protected EnvelopeSerializer(MessageTypeMap messageTypes, ILogger? logger)
     {
         ArgumentNullException.ThrowIfNull(messageTypes);
         Settings = messageTypes.Freeze();
         MessageTypes = messageTypes;
         Logger = logger ?? NullLogger.Instance;
-        _bufferPool = (DefaultObjectPool<PooledBufferWriter>)new DefaultObjectPoolProvider().Create(
-            new PooledBufferWriterPolicy(Settings.BufferPool, Settings.InitialBufferSize, Settings.CleanRentedBuffers, Settings.MaxRetainedBufferSize));
-        _jsonWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(new Utf8JsonWriterPolicy(Settings.JsonWriterOptions));
-        _valueWriterPool = (DefaultObjectPool<Utf8JsonWriter>)new DefaultObjectPoolProvider().Create(
-            new Utf8JsonWriterPolicy(Settings.JsonWriterOptions with { MaxDepth = Settings.JsonWriterOptions.MaxDepth - 1 }));
+        Pools = new SerializerPools(Settings);
     }
 
     /// <inheritdoc />
@@ -51,11 +40,14 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     /// <summary>Gets the registered message types.</summary>
     public MessageTypeMap MessageTypes { get; }
 
-    /// <summary>Gets whether the format is binary (protobuf): text conveniences then use base64.</summary>
-    public virtual bool IsBinaryFormat => false;
+    /// <inheritdoc />
+    public abstract EnvelopeFormat Format { get; }
 
     /// <summary>Gets the settings frozen from the options when the serializer was built.</summary>
     internal SerializerSettings Settings { get; }
+
+    /// <summary>Gets the buffer and writer pools this serializer rents from.</summary>
+    internal SerializerPools Pools { get; }
 
     private protected ILogger Logger { get; }
 
@@ -139,38 +131,9 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
     {
         if (disposing)
         {
-            ((IDisposable)_bufferPool).Dispose();
-            ((IDisposable)_jsonWriterPool).Dispose();
-            ((IDisposable)_valueWriterPool).Dispose();
+            Pools.Dispose();
         }
     }
-
-    internal PooledBufferWriter RentBuffer() => _bufferPool.Get();
-
-    internal void ReturnBuffer(PooledBufferWriter buffer) => _bufferPool.Return(buffer);
-
-    /// <summary>Rents a pooled <see cref="Utf8JsonWriter"/> pointed at <paramref name="destination"/>.</summary>
-    internal Utf8JsonWriter RentJsonWriter(IBufferWriter<byte> destination)
-    {
-        Utf8JsonWriter writer = _jsonWriterPool.Get();
-        writer.Reset(destination);
-        return writer;
-    }
-
-    internal void ReturnJsonWriter(Utf8JsonWriter writer) => _jsonWriterPool.Return(writer);
-
-    /// <summary>
-    /// Rents a pooled <see cref="Utf8JsonWriter"/> for a value written on its own that sits one level down in the
-    /// envelope object (the data, when the members around it are written as bytes): its depth limit is one less.
-    /// </summary>
-    internal Utf8JsonWriter RentValueWriter(IBufferWriter<byte> destination)
-    {
-        Utf8JsonWriter writer = _valueWriterPool.Get();
-        writer.Reset(destination);
-        return writer;
-    }
-
-    internal void ReturnValueWriter(Utf8JsonWriter writer) => _valueWriterPool.Return(writer);
 
     /// <summary>Writes one envelope, already validated, whose type is registered as <paramref name="info"/>.</summary>
     private protected abstract int SerializeCore<T>(IBufferWriter<byte> destination, MessageEnvelope<T> envelope, MessageTypeInfo<T> info);
@@ -180,25 +143,6 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
 
     /// <summary>Reads one envelope from input within the size limit.</summary>
     private protected abstract MessageEnvelope DeserializeCore(in ReadOnlySequence<byte> source);
-
-    /// <summary>
-    /// Reads the envelope that starts <paramref name="document"/> and leaves whatever follows it, for an envelope
-    /// inside a wrapper read where it lies, without a separate pass to find its end. A serializer that cannot
-    /// (the default) returns <c>false</c>.
-    /// </summary>
-    /// <param name="document">The envelope and what follows it.</param>
-    /// <param name="envelope">The envelope, when the read succeeded.</param>
-    /// <param name="length">The envelope's length in bytes.</param>
-    /// <returns>
-    /// <c>false</c> when the envelope could not be read here, for any reason; the caller then reads it the
-    /// ordinary way (<see cref="Deserialize"/> on the envelope alone), which gives the exact error.
-    /// </returns>
-    internal virtual bool TryReadLeadingEnvelope(ReadOnlyMemory<byte> document, [NotNullWhen(true)] out MessageEnvelope? envelope, out int length)
-    {
-        envelope = null;
-        length = 0;
-        return false;
-    }
 
     /// <summary>Reads a batch from input within the size limit.</summary>
     private protected abstract IReadOnlyList<MessageEnvelope> DeserializeBatchCore(in ReadOnlySequence<byte> source);
@@ -246,7 +190,7 @@ public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSe
         SerializerLog.EnvelopeRejected(Logger, ContentType, source.Length, e.Reason, e.Position);
         if (Settings.LogMessageContent && Logger.IsEnabled(LogLevel.Trace))
         {
-            SerializerLog.RejectedContent(Logger, IsBinaryFormat ? Convert.ToBase64String(e.RawBody.Span) : Encoding.UTF8.GetString(e.RawBody.Span));
+            SerializerLog.RejectedContent(Logger, Format == EnvelopeFormat.Protobuf ? Convert.ToBase64String(e.RawBody.Span) : Encoding.UTF8.GetString(e.RawBody.Span));
         }
     }
 }

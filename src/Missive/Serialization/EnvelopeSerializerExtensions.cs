@@ -10,6 +10,11 @@ namespace Missive.Serialization;
 /// Convenience doors onto <see cref="IEnvelopeSerializer"/>: each one funnels into the
 /// <see cref="IBufferWriter{T}"/> / <see cref="ReadOnlySequence{T}"/> core methods, on a pooled buffer.
 /// </summary>
+/// <remarks>
+/// The buffer is one kept per thread, whatever the serializer: its arrays come from
+/// <see cref="ArrayPool{T}.Shared"/> (not <see cref="SerializationOptions.BufferPool"/>) and are always cleared before
+/// the buffer is reused or released, as with <see cref="SerializationOptions.CleanRentedBuffers"/> on.
+/// </remarks>
 public static class EnvelopeSerializerExtensions
 {
     /// <summary>
@@ -23,16 +28,10 @@ public static class EnvelopeSerializerExtensions
     public static string SerializeToString<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope)
     {
         ArgumentNullException.ThrowIfNull(serializer);
-        PooledBufferWriter buffer = Rent(serializer);
-        try
-        {
-            serializer.Serialize(buffer, envelope);
-            return IsBinary(serializer) ? Convert.ToBase64String(buffer.WrittenSpan) : Encoding.UTF8.GetString(buffer.WrittenSpan);
-        }
-        finally
-        {
-            Return(serializer, buffer);
-        }
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        serializer.Serialize(buffer, envelope);
+        return serializer.Format == EnvelopeFormat.Protobuf ? Convert.ToBase64String(buffer.WrittenSpan) : Encoding.UTF8.GetString(buffer.WrittenSpan);
     }
 
     /// <summary>Serializes an envelope to a new array.</summary>
@@ -43,16 +42,10 @@ public static class EnvelopeSerializerExtensions
     public static byte[] SerializeToArray<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope)
     {
         ArgumentNullException.ThrowIfNull(serializer);
-        PooledBufferWriter buffer = Rent(serializer);
-        try
-        {
-            serializer.Serialize(buffer, envelope);
-            return buffer.WrittenSpan.ToArray();
-        }
-        finally
-        {
-            Return(serializer, buffer);
-        }
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        serializer.Serialize(buffer, envelope);
+        return buffer.WrittenSpan.ToArray();
     }
 
     /// <summary>Reads one envelope from memory without copying it.</summary>
@@ -72,16 +65,10 @@ public static class EnvelopeSerializerExtensions
     public static MessageEnvelope Deserialize(this IEnvelopeSerializer serializer, ReadOnlySpan<byte> source)
     {
         ArgumentNullException.ThrowIfNull(serializer);
-        PooledBufferWriter buffer = Rent(serializer);
-        try
-        {
-            buffer.Write(source);
-            return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
-        }
-        finally
-        {
-            Return(serializer, buffer);
-        }
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        buffer.Write(source);
+        return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
     }
 
     /// <summary>
@@ -96,30 +83,24 @@ public static class EnvelopeSerializerExtensions
     {
         ArgumentNullException.ThrowIfNull(serializer);
         ArgumentNullException.ThrowIfNull(source);
-        PooledBufferWriter buffer = Rent(serializer);
-        try
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        if (serializer.Format == EnvelopeFormat.Protobuf)
         {
-            if (IsBinary(serializer))
+            Span<byte> span = buffer.GetSpan(Base64MaxDecodedLength(source.Length));
+            if (!Convert.TryFromBase64String(source, span, out int written))
             {
-                Span<byte> span = buffer.GetSpan(Base64MaxDecodedLength(source.Length));
-                if (!Convert.TryFromBase64String(source, span, out int written))
-                {
-                    throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The text is not valid base64");
-                }
-
-                buffer.Advance(written);
-            }
-            else
-            {
-                Encoding.UTF8.GetBytes(source, buffer);
+                throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The text is not valid base64");
             }
 
-            return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
+            buffer.Advance(written);
         }
-        finally
+        else
         {
-            Return(serializer, buffer);
+            Encoding.UTF8.GetBytes(source, buffer);
         }
+
+        return serializer.Deserialize(new ReadOnlySequence<byte>(buffer.WrittenMemory));
     }
 
     /// <summary>
@@ -153,20 +134,7 @@ public static class EnvelopeSerializerExtensions
 
     private static int Base64MaxDecodedLength(int length) => Math.Max(1, (length / 4 * 3) + 3);
 
-    private static bool IsBinary(IEnvelopeSerializer serializer) => serializer is EnvelopeSerializer { IsBinaryFormat: true };
-
-    private static PooledBufferWriter Rent(IEnvelopeSerializer serializer)
-        => serializer is EnvelopeSerializer pooled ? pooled.RentBuffer() : new PooledBufferWriter();
-
-    private static void Return(IEnvelopeSerializer serializer, PooledBufferWriter buffer)
-    {
-        if (serializer is EnvelopeSerializer pooled)
-        {
-            pooled.ReturnBuffer(buffer);
-        }
-        else
-        {
-            buffer.Dispose();
-        }
-    }
+    /// <summary>The calling thread's buffer (the conveniences copy out of it before they return).</summary>
+    private static PoolLease<PooledBufferWriter> RentBuffer()
+        => new(PerThreadBufferWriterPool.Instance, PerThreadBufferWriterPool.Instance.Get());
 }

@@ -11,6 +11,12 @@ public interface IEnvelopeSerializer
     /// <summary>Gets the content type of the format (for example <c>application/cloudevents+json</c>).</summary>
     string ContentType { get; }
 
+    /// <summary>
+    /// Gets the wire format this serializer writes and reads. A binary format (<see cref="EnvelopeFormat.Protobuf"/>)
+    /// travels in SQS and SNS bodies as base64 text.
+    /// </summary>
+    EnvelopeFormat Format { get; }
+
     /// <summary>Writes the whole envelope into <paramref name="destination"/>.</summary>
     /// <typeparam name="T">The message type; it must be registered.</typeparam>
     /// <param name="destination">Where the bytes go. Must not be null.</param>

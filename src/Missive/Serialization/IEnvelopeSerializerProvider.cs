@@ -11,10 +11,10 @@ public interface IEnvelopeSerializerProvider
     /// <summary>Gets the serializer publishers use unless they ask for another format.</summary>
     IEnvelopeSerializer PublishSerializer { get; }
 
-    /// <summary>Gets the serializer of a format.</summary>
+    /// <summary>Gets the serializer that writes a format.</summary>
     /// <param name="format">The format.</param>
     /// <returns>The serializer.</returns>
-    /// <exception cref="MessageBusConfigurationException">The format is not available (protobuf without <c>EnableExperimentalFeatures()</c>).</exception>
+    /// <exception cref="MessageBusConfigurationException">The format may not be written (protobuf without <c>EnableExperimentalFeatures()</c>).</exception>
     IEnvelopeSerializer GetSerializer(EnvelopeFormat format);
 
     /// <summary>

@@ -2,12 +2,13 @@ using System;
 using System.Buffers;
 using System.Collections.Frozen;
 using System.Text.Json;
+using Missive.Lexing;
 
 namespace Missive.Serialization;
 
 /// <summary>
 /// What the serializers and the inbound reader read from <see cref="SerializationOptions"/>, copied
-/// once when they are built: changing the options object afterwards does not change them. It also
+/// once when they are built, which freezes the options (changing them afterwards throws). It also
 /// holds the JSON writer and reader settings derived from the options, so that both JSON serializers
 /// write the same bytes and read with the same limits.
 /// </summary>
@@ -87,7 +88,21 @@ internal sealed class SerializerSettings
     {
         ArgumentNullException.ThrowIfNull(options);
         options.Validate();
+        options.Freeze(); // what is copied now is what runs: a later change would be ignored, so it throws
         return new SerializerSettings(options);
+    }
+
+    /// <summary>Keeps the recurring strings of an envelope that was read successfully: its source and extension names.</summary>
+    public void KeepRecurringStrings(MessageEnvelope envelope)
+    {
+        Strings.TryAdd(envelope.Source);
+        if (envelope.ExtensionsOrNull is { } extensions)
+        {
+            for (int i = 0; i < extensions.Count; i++)
+            {
+                Strings.TryAdd(extensions.ItemAt(i).Key);
+            }
+        }
     }
 
     /// <summary>Rents an array of at least <paramref name="minimumLength"/> bytes, cleared on dispose as <see cref="CleanRentedBuffers"/> says.</summary>

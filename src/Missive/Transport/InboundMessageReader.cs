@@ -40,28 +40,30 @@ public sealed class InboundMessageReader
 
     private readonly IEnvelopeSerializerProvider _serializers;
     private readonly SerializerSettings _settings;
-    private readonly EnvelopeSerializer? _detailReader;
+    private readonly ILeadingEnvelopeReader? _detailReader;
     private readonly bool _scanWrappers;
 
     /// <summary>Creates the reader.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
     /// <param name="options">The serialization options (pool, limits), copied now. Must not be null.</param>
     public InboundMessageReader(IEnvelopeSerializerProvider serializers, SerializationOptions options)
-        : this(serializers, options, scanWrappers: true)
+        : this(serializers, options, detailReader: null)
     {
     }
 
-    /// <summary>Creates the reader; <paramref name="scanWrappers"/> off reads every wrapper with a reader (the tests compare the two).</summary>
-    internal InboundMessageReader(IEnvelopeSerializerProvider serializers, SerializationOptions options, bool scanWrappers)
+    /// <summary>
+    /// Creates the reader. <paramref name="detailReader"/>, given where the bus is composed (the fast JSON serializer,
+    /// which is then the provider's JSON serializer too), reads an envelope in an EventBridge <c>detail</c> object
+    /// where it lies; without it the detail is skipped and read on its own. <paramref name="scanWrappers"/> off reads
+    /// every wrapper with a reader (the tests compare the two).
+    /// </summary>
+    internal InboundMessageReader(IEnvelopeSerializerProvider serializers, SerializationOptions options, ILeadingEnvelopeReader? detailReader, bool scanWrappers = true)
     {
         ArgumentNullException.ThrowIfNull(serializers);
         _scanWrappers = scanWrappers;
         _serializers = serializers;
         _settings = SerializerSettings.From(options);
-
-        // An envelope in an EventBridge detail object is read where it lies (when the serializer can) only
-        // with the library's own provider, whose Deserialize of a JSON envelope is its JSON serializer's.
-        _detailReader = serializers is EnvelopeSerializerProvider provider ? provider.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer : null;
+        _detailReader = detailReader;
     }
 
     /// <summary>Gets whether message content may appear in logs and exception messages (<see cref="SerializationOptions.LogMessageContent"/>).</summary>
@@ -119,52 +121,41 @@ public sealed class InboundMessageReader
     }
 
     /// <summary>
-    /// Reads the envelope in <paramref name="document"/>, unwrapping one wrapper per level. Each level
+    /// Reads the envelope in <paramref name="document"/>, unwrapping one wrapper per level. Each level's scan
     /// owns the buffer it unescapes into, so a buffer is released only after everything inside it was read.
     /// </summary>
     /// <returns>The envelope, or <c>null</c> for an SNS control message.</returns>
     private MessageEnvelope? Unwrap(Memory<byte> document, int depth, ref UnwrapState state)
     {
-        RentedBuffer message = default;
-        try
+        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader);
+        WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
+        switch (shape)
         {
-            WrapperMembers members = default;
-            int messageLength = 0;
-            DetailInPlace detailRead = default;
-            WrapperShape shape = depth == MaxUnwrapDepth
-                ? WrapperShape.Raw
-                : WrapperClassifier.Classify(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, _scanWrappers, out members, ref message, out messageLength, out detailRead);
-            switch (shape)
-            {
-                case WrapperShape.SnsNotification:
-                    state.Kind = InboundMessageKind.SnsNotification;
-                    state.Sns = SnsNotificationReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
-                    state.Format = ContentTypeAttribute.FormatOf(state.Sns.MessageAttributes) ?? state.Format;
-                    if (message.IsEmpty)
-                    {
-                        throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The SNS Message is not a JSON string", members.Message.Start);
-                    }
+            case WrapperShape.SnsNotification:
+                state.Kind = InboundMessageKind.SnsNotification;
+                state.Sns = SnsNotificationReader.ReadMetadata(document.Span, scan.Members, _settings.WrapperReaderOptions, _settings.Strings);
+                state.Format = ContentTypeAttribute.FormatOf(state.Sns.MessageAttributes) ?? state.Format;
+                if (!scan.TryGetMessage(out Memory<byte> message))
+                {
+                    throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The SNS Message is not a JSON string", scan.Members.Message.Start);
+                }
 
-                    return Unwrap(message.Memory[..messageLength], depth + 1, ref state);
-                case WrapperShape.SnsControl:
-                    state.Kind = InboundMessageKind.SnsControlMessage;
-                    return null;
-                case WrapperShape.EventBridgeEvent:
-                    state.Kind = InboundMessageKind.EventBridgeEvent;
-                    state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, members, _settings.WrapperReaderOptions, _settings.Strings);
-                    if (detailRead.DataFailure is { } failure)
-                    {
-                        throw failure;
-                    }
+                return Unwrap(message, depth + 1, ref state);
+            case WrapperShape.SnsControl:
+                state.Kind = InboundMessageKind.SnsControlMessage;
+                return null;
+            case WrapperShape.EventBridgeEvent:
+                state.Kind = InboundMessageKind.EventBridgeEvent;
+                state.EventBridge = EventBridgeEventReader.ReadMetadata(document.Span, scan.Members, _settings.WrapperReaderOptions, _settings.Strings);
+                DetailInPlace detail = scan.Detail;
+                if (detail.DataFailure is { } failure)
+                {
+                    throw failure;
+                }
 
-                    return detailRead.Envelope ?? UnwrapDetail(document, members.Detail, depth, ref state);
-                default:
-                    return ReadEnvelope(document, state.Format);
-            }
-        }
-        finally
-        {
-            message.Dispose();
+                return detail.Envelope ?? UnwrapDetail(document, scan.Members.Detail, depth, ref state);
+            default:
+                return ReadEnvelope(document, state.Format);
         }
     }
 

@@ -89,7 +89,7 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(envelope);
         IEnvelopeSerializer serializer = format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;
-        protobuf = serializer.ContentType == ContentTypes.CloudEventsProtobuf;
+        protobuf = serializer.Format == EnvelopeFormat.Protobuf;
         return serializer.SerializeToString(envelope);
     }
 }

@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Collections.ObjectModel;
 using System.Text.Json;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Transport;

@@ -2,6 +2,7 @@ using System;
 using System.Text;
 using System.Text.Json;
 using Missive.Buffers;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Transport;

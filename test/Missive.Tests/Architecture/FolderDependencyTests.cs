@@ -8,9 +8,10 @@ using Missive.Tests.Infrastructure;
 namespace Missive.Tests.Architecture;
 
 /// <summary>
-/// Keeps the folders of src/Missive depending one way: Envelopes ← Buffers ← Serialization ←
-/// {Json, Protobuf}; Serialization ← Transport ← {Bus, InMemory}; Envelopes ← Diagnostics ← Bus ← Lambda;
-/// everything ← DependencyInjection.
+/// Keeps the folders of src/Missive depending one way: Lexing (the UTF-8/JSON primitives, on the base class library
+/// alone) and Envelopes at the bottom; Envelopes ← Buffers ← Serialization ← {Json, Protobuf}; Serialization ←
+/// Transport ← {Bus, InMemory}; Envelopes ← Diagnostics ← Bus ← Lambda; everything ← DependencyInjection. The map
+/// holds exactly the edges in use.
 /// The test reads the source: it collects the top-level types each folder declares, then finds, in
 /// every file with comments and string literals removed, each use of a type declared in another folder.
 /// </summary>
@@ -19,17 +20,18 @@ public sealed partial class FolderDependencyTests
     /// <summary>What each folder may use, besides itself.</summary>
     private static readonly Dictionary<string, string[]> Allowed = new(StringComparer.Ordinal)
     {
+        ["Lexing"] = [],
         ["Envelopes"] = [],
         ["Buffers"] = ["Envelopes"],
-        ["Serialization"] = ["Envelopes", "Buffers"],
-        ["Json"] = ["Envelopes", "Buffers", "Serialization"],
-        ["Protobuf"] = ["Envelopes", "Buffers", "Serialization"],
-        ["Transport"] = ["Envelopes", "Buffers", "Serialization"],
+        ["Serialization"] = ["Lexing", "Envelopes", "Buffers"],
+        ["Json"] = ["Lexing", "Envelopes", "Serialization"],
+        ["Protobuf"] = ["Lexing", "Envelopes", "Buffers", "Serialization"],
+        ["Transport"] = ["Lexing", "Envelopes", "Buffers", "Serialization"],
         ["Diagnostics"] = ["Envelopes"],
-        ["Bus"] = ["Envelopes", "Buffers", "Serialization", "Transport", "Diagnostics"],
-        ["Lambda"] = ["Envelopes", "Buffers", "Serialization", "Transport", "Diagnostics", "Bus"],
-        ["InMemory"] = ["Envelopes", "Buffers", "Serialization", "Transport"],
-        ["DependencyInjection"] = ["Envelopes", "Buffers", "Serialization", "Json", "Protobuf", "Transport", "Diagnostics", "Bus", "Lambda", "InMemory"],
+        ["Bus"] = ["Envelopes", "Serialization", "Transport", "Diagnostics"],
+        ["Lambda"] = ["Envelopes", "Transport", "Bus"],
+        ["InMemory"] = ["Envelopes", "Transport"],
+        ["DependencyInjection"] = ["Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Diagnostics", "Bus", "Lambda", "InMemory"],
     };
 
     private static string SourceRoot => Path.Combine(RepositoryPaths.Root, "src", "Missive");
@@ -65,6 +67,54 @@ public sealed partial class FolderDependencyTests
         }
 
         Assert.True(violations.Count == 0, "Folder references against the layering:\n" + string.Join("\n", violations));
+    }
+
+    [Fact]
+    public void EveryAllowedEdge_IsInUse()
+    {
+        // The map says what is, not what might be: an edge no file uses is taken out, so a new dependency is a
+        // decision made in this file.
+        HashSet<(string From, string To)> used = UsedEdges();
+        var unused = new List<string>();
+        foreach ((string folder, string[] below) in Allowed)
+        {
+            foreach (string to in below)
+            {
+                if (!used.Contains((folder, to)))
+                {
+                    unused.Add($"{folder} -> {to}");
+                }
+            }
+        }
+
+        Assert.True(unused.Count == 0, "Allowed edges no file uses (take them out of the map):\n" + string.Join("\n", unused));
+    }
+
+    [Fact]
+    public void Lexing_UsesNothingOfMissive_SoMissiveAwsCanCompileItsFiles()
+    {
+        // The lexing floor depends on the base class library alone: that is what lets another assembly (Missive.Aws,
+        // for message bodies) take its files as linked source instead of reaching into Missive's internals.
+        Assert.Empty(Allowed["Lexing"]);
+        Assert.DoesNotContain(UsedEdges(), edge => edge.From == "Lexing");
+    }
+
+    private static HashSet<(string From, string To)> UsedEdges()
+    {
+        Dictionary<string, string> owner = DeclaredTypes();
+        var used = new HashSet<(string, string)>();
+        foreach ((string folder, string file) in SourceFiles())
+        {
+            foreach (string name in Identifiers(StripCommentsAndStrings(File.ReadAllText(file))))
+            {
+                if (owner.TryGetValue(name, out string? declaredIn) && declaredIn != folder)
+                {
+                    used.Add((folder, declaredIn));
+                }
+            }
+        }
+
+        return used;
     }
 
     [Fact]

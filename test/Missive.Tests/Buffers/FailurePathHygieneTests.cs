@@ -102,7 +102,7 @@ public sealed class FailurePathHygieneTests
             : "{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":\"" + envelope.Replace("\\\\ud800", "\\ud800", StringComparison.Ordinal) + "\"}";
         var pool = new CountingArrayPool();
         MessageTypeMap map = TestSerializers.Map(TestSerializers.Options(o => o.BufferPool = pool));
-        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map)), map.Options);
+        var reader = TestSerializers.Inbound(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map), map.Options);
 
         var error = Assert.Throws<InvalidEnvelopeException>(() => reader.Read(new SqsMessage { Body = body }));
 
@@ -134,7 +134,7 @@ public sealed class FailurePathHygieneTests
         MessageTypeMap map = TestSerializers.Map(TestSerializers.Options(o => o.BufferPool = pool));
         using var json = new Utf8JsonEnvelopeSerializer(map);
         using var protobuf = new ProtobufEnvelopeSerializer(map);
-        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(json, protobuf), map.Options);
+        var reader = TestSerializers.Inbound(json, protobuf, map.Options);
 
         Assert.Throws<InvalidEnvelopeException>(() => reader.Read(new SqsMessage { Body = body }));
         json.Dispose();

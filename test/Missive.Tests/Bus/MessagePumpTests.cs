@@ -9,7 +9,6 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Missive.Bus;
 using Missive.InMemory;
-using Missive.Tests.Features;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 

@@ -11,7 +11,6 @@ using Missive.Aws;
 using Missive.Bus;
 using Missive.InMemory;
 using Missive.Serialization;
-using Missive.Tests.Features;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 using Xunit.Abstractions;

@@ -1,6 +1,7 @@
 using System;
 using Missive.Json;
 using Missive.Serialization;
+using Missive.Transport;
 
 namespace Missive.Tests.Infrastructure;
 
@@ -50,4 +51,15 @@ public static class TestSerializers
     public static StandardJsonEnvelopeSerializer Standard(MessageTypeMap? map = null) => new(map ?? Map());
 
     public static Utf8JsonEnvelopeSerializer Fast(MessageTypeMap? map = null) => new(map ?? Map());
+
+    /// <summary>
+    /// An inbound reader over <paramref name="json"/> and <paramref name="protobuf"/>, composed as the bus composes it:
+    /// the fast serializer also reads an EventBridge detail where it lies.
+    /// </summary>
+    public static InboundMessageReader Inbound(IEnvelopeSerializer json, IEnvelopeSerializer? protobuf, SerializationOptions options, bool scanWrappers = true)
+        => new(new EnvelopeSerializerProvider(json, protobuf), options, json as ILeadingEnvelopeReader, scanWrappers);
+
+    /// <summary>An inbound reader over a provider, with the fast serializer as its in-place reader when it is the provider's JSON one.</summary>
+    public static InboundMessageReader Inbound(EnvelopeSerializerProvider serializers, SerializationOptions options, bool scanWrappers = true)
+        => new(serializers, options, serializers.GetSerializer(EnvelopeFormat.Json) as ILeadingEnvelopeReader, scanWrappers);
 }

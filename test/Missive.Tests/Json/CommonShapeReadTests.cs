@@ -120,7 +120,7 @@ public sealed class CommonShapeReadTests
     {
         try
         {
-            return serializer.TryReadLeadingEnvelope(input, out MessageEnvelope? envelope, out int length)
+            return ((ILeadingEnvelopeReader)serializer).TryReadLeadingEnvelope(input, out MessageEnvelope? envelope, out int length)
                 ? $"leading {length} {Describe(serializer, envelope)}"
                 : "none";
         }

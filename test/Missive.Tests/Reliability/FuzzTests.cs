@@ -38,9 +38,9 @@ public sealed class FuzzTests
     private static readonly Utf8JsonEnvelopeSerializer Fast = new(Map);
     private static readonly Utf8JsonEnvelopeSerializer FastByReader = new(Map) { ReadsCommonShapeByHand = false };
     private static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
-    private static readonly InboundMessageReader Inbound = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
-    private static readonly InboundMessageReader InboundWithoutInPlaceDetail = new(new ForwardingSerializerProvider(new EnvelopeSerializerProvider(Fast, Protobuf)), Map.Options);
-    private static readonly InboundMessageReader InboundWithoutHandScan = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options, scanWrappers: false);
+    private static readonly InboundMessageReader Inbound = TestSerializers.Inbound(Fast, Protobuf, Map.Options);
+    private static readonly InboundMessageReader InboundWithoutInPlaceDetail = new(new EnvelopeSerializerProvider(Fast, Protobuf), Map.Options);
+    private static readonly InboundMessageReader InboundWithoutHandScan = TestSerializers.Inbound(Fast, Protobuf, Map.Options, scanWrappers: false);
 
     private readonly ITestOutputHelper _output;
 

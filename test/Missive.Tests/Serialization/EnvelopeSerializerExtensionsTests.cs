@@ -58,7 +58,7 @@ public sealed class EnvelopeSerializerExtensionsTests
     [Fact]
     public void Conveniences_WorkOnASerializerFromOutsideTheLibrary()
     {
-        // A user's own IEnvelopeSerializer gets unpooled buffers: the doors still funnel into its core methods.
+        // A user's own IEnvelopeSerializer: the doors funnel into its core methods on the thread's buffer.
         using var inner = TestSerializers.Fast();
         IEnvelopeSerializer wrapper = new ForwardingSerializer(inner);
         MessageEnvelope<Order> envelope = Orders.Envelope(1);
@@ -69,9 +69,57 @@ public sealed class EnvelopeSerializerExtensionsTests
         EnvelopeAssert.Equal(envelope, wrapper.Deserialize((ReadOnlySpan<byte>)Encoding.UTF8.GetBytes(text)));
     }
 
+    [Fact]
+    public void Conveniences_OnABinarySerializerFromOutsideTheLibrary_UseBase64_AsItsFormatSays()
+    {
+        // Told by the serializer's Format, not by its class: a user's wrapper around protobuf is base64 text too.
+        using var inner = new ProtobufEnvelopeSerializer(TestSerializers.Map());
+        IEnvelopeSerializer wrapper = new ForwardingSerializer(inner);
+        MessageEnvelope<Order> envelope = Orders.Envelope(2);
+
+        string text = wrapper.SerializeToString(envelope);
+
+        Assert.Equal(Convert.ToBase64String(inner.SerializeToArray(envelope)), text);
+        EnvelopeAssert.Equal(envelope, wrapper.Deserialize(text));
+    }
+
+    [Fact]
+    public void Conveniences_CalledFromInsideAConvenience_OnTheSameThread_EachGetTheirOwnBuffer()
+    {
+        // The thread's buffer is out while the outer call runs: a nested call (a serializer calling a convenience)
+        // must get another buffer, not write over the outer envelope.
+        using var inner = TestSerializers.Fast();
+        MessageEnvelope<Order> outerEnvelope = Orders.Envelope(3), innerEnvelope = Orders.Envelope(1);
+        string? nested = null;
+        var reentrant = new ReentrantSerializer(inner, () => nested = inner.SerializeToString(innerEnvelope));
+
+        string outer = reentrant.SerializeToString(outerEnvelope);
+
+        Assert.Equal(inner.SerializeToString(outerEnvelope), outer);
+        Assert.Equal(inner.SerializeToString(innerEnvelope), nested);
+    }
+
+    private sealed class ReentrantSerializer(IEnvelopeSerializer inner, Action during) : IEnvelopeSerializer
+    {
+        public string ContentType => inner.ContentType;
+
+        public EnvelopeFormat Format => inner.Format;
+
+        public int Serialize<T>(System.Buffers.IBufferWriter<byte> destination, MessageEnvelope<T> envelope)
+        {
+            int written = inner.Serialize(destination, envelope);
+            during();
+            return written;
+        }
+
+        public MessageEnvelope Deserialize(in System.Buffers.ReadOnlySequence<byte> source) => inner.Deserialize(source);
+    }
+
     private sealed class ForwardingSerializer(IEnvelopeSerializer inner) : IEnvelopeSerializer
     {
         public string ContentType => inner.ContentType;
+
+        public EnvelopeFormat Format => inner.Format;
 
         public int Serialize<T>(System.Buffers.IBufferWriter<byte> destination, MessageEnvelope<T> envelope) => inner.Serialize(destination, envelope);
 
@@ -92,6 +140,8 @@ public sealed class EnvelopeSerializerExtensionsTests
     private sealed class SingleOnlySerializer : IEnvelopeSerializer
     {
         public string ContentType => "application/x-single";
+
+        public EnvelopeFormat Format => EnvelopeFormat.Json;
 
         public int Serialize<T>(System.Buffers.IBufferWriter<byte> destination, MessageEnvelope<T> envelope) => 0;
 

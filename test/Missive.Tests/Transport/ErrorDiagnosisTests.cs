@@ -73,7 +73,6 @@ public sealed class ErrorDiagnosisTests
     private static InboundMessageReader Reader(bool experimental)
     {
         MessageTypeMap map = TestSerializers.Map();
-        var serializers = new EnvelopeSerializerProvider(experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
-        return new InboundMessageReader(serializers, map.Options);
+        return TestSerializers.Inbound(experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map), map.Options);
     }
 }

@@ -133,7 +133,7 @@ public sealed class InboundMessageReaderTests
         const string Confirmation = "{\"Type\":\"Subscription\\u0043onfirmation\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:eu-west-1:1:t\",\"Token\":\"t\",\"Message\":\"You have chosen to subscribe\"}";
         MessageTypeMap map = TestSerializers.Map();
         EnvelopeSerializer json = experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map);
-        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(json, new ProtobufEnvelopeSerializer(map)), map.Options, scan);
+        var reader = TestSerializers.Inbound(json, new ProtobufEnvelopeSerializer(map), map.Options, scan);
 
         InboundMessage sns = reader.Read(new SqsMessage { Body = notification });
         InboundMessage eventBridge = reader.Read(new SqsMessage { Body = EventBridgeEvent });
@@ -151,8 +151,7 @@ public sealed class InboundMessageReaderTests
     private static InboundMessageReader Create(bool experimental = true, SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
-        var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), experimental ? new ProtobufEnvelopeSerializer(map) : null);
-        return new InboundMessageReader(serializers, map.Options);
+        return TestSerializers.Inbound(new Utf8JsonEnvelopeSerializer(map), experimental ? new ProtobufEnvelopeSerializer(map) : null, map.Options);
     }
 
     [Fact]
@@ -206,12 +205,11 @@ public sealed class InboundMessageReaderTests
     private static string EventBridgeBody(string detail, string after = "")
         => "{\"version\":\"0\",\"id\":\"eb-1\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + detail + after + "}";
 
-    /// <summary>A reader whose provider is not the library's own, so an object detail is always skipped and then read on its own.</summary>
+    /// <summary>A reader given no in-place reader (as the public constructor builds it), so an object detail is always skipped and then read on its own.</summary>
     private static InboundMessageReader CreateWithoutInPlaceDetail(SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
-        var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
-        return new InboundMessageReader(new ForwardingSerializerProvider(serializers), map.Options);
+        return new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map)), map.Options);
     }
 
     [Theory]
@@ -249,6 +247,33 @@ public sealed class InboundMessageReaderTests
 
         Assert.Equal(ordinary.Reason, inPlace.Reason);
         Assert.Equal(ordinary.Message, inPlace.Message);
+    }
+
+    [Theory]
+    [InlineData("42", true)]
+    [InlineData("42", false)]
+    [InlineData("null", true)]
+    [InlineData("{}", false)]
+    [InlineData("\"{\\\"id\\\":\\\"2\\\",\\\"source\\\":\\\"/s\\\",\\\"specversion\\\":\\\"1.0\\\",\\\"type\\\":\\\"notes.text\\\",\\\"data\\\":\\\"second\\\"}\"", true)]
+    public void Read_SnsMessageRepeated_TheLastCounts_AnEarlierStringIsNotRead(string last, bool scan)
+    {
+        // The Message string is unescaped into a buffer as it is met; a later Message that is not a string must not
+        // leave the earlier one to be read as the envelope (the last member of a name counts, as for detail).
+        string body = "{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\","
+            + "\"Message\":\"{\\\"id\\\":\\\"1\\\",\\\"source\\\":\\\"/s\\\",\\\"specversion\\\":\\\"1.0\\\",\\\"type\\\":\\\"notes.text\\\",\\\"data\\\":\\\"first\\\"}\","
+            + "\"Message\":" + last + "}";
+        MessageTypeMap map = TestSerializers.Map();
+        var reader = TestSerializers.Inbound(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map), map.Options, scan);
+
+        if (last.StartsWith('"'))
+        {
+            Assert.Equal("second", ((MessageEnvelope<string>)reader.Read(new SqsMessage { Body = body }).Envelope!).Message);
+            return;
+        }
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => reader.Read(new SqsMessage { Body = body }));
+        Assert.Equal(InvalidEnvelopeReason.Malformed, error.Reason);
+        Assert.Contains("The SNS Message is not a JSON string", error.Message, StringComparison.Ordinal);
     }
 
     [Fact]
@@ -300,7 +325,7 @@ public sealed class InboundMessageReaderTests
         var counting = new ThrowingSerializer();
         var map = new MessageTypeMap(new SerializationOptions());
         map.Add<Note>("notes.counted", counting);
-        var reader = new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), null), map.Options);
+        var reader = TestSerializers.Inbound(new Utf8JsonEnvelopeSerializer(map), null, map.Options);
         const string Envelope = """{"id":"e-1","source":"/s","specversion":"1.0","type":"notes.counted","datacontenttype":"text/x-counted","data":"x"}""";
         string body = wrapper switch
         {
@@ -464,8 +489,8 @@ public sealed class InboundMessageReaderTests
 
         MessageTypeMap map = TestSerializers.Map();
         var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
-        var byHand = new InboundMessageReader(serializers, map.Options);
-        var byReader = new InboundMessageReader(serializers, map.Options, scanWrappers: false);
+        var byHand = TestSerializers.Inbound(serializers, map.Options);
+        var byReader = TestSerializers.Inbound(serializers, map.Options, scanWrappers: false);
         int compared = 0, failed = 0;
         foreach (string document in documents)
         {

@@ -3,6 +3,7 @@ using System.Text.Json;
 using System.Threading.Tasks;
 using Missive.InMemory;
 using Missive.Json;
+using Missive.Lexing;
 using Missive.Protobuf;
 using Missive.Serialization;
 using Missive.Tests.Infrastructure;
@@ -38,7 +39,7 @@ public sealed class ReadAllocationTests
     {
         MessageTypeMap map = TestSerializers.Map();
         var serializers = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
-        var reader = new InboundMessageReader(serializers, map.Options);
+        var reader = TestSerializers.Inbound(serializers, map.Options);
         MessageEnvelope<Order> envelope = Orders.Envelope(lines);
         SqsMessage message = await DeliverAsync(serializers, envelope, path);
         byte[] payload = JsonSerializer.SerializeToUtf8Bytes(envelope.Message, TestJsonContext.Default.Order);

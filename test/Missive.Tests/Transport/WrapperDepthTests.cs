@@ -25,7 +25,7 @@ public sealed class WrapperDepthTests
         map.Add<JsonElement>("tests.json");
         EnvelopeSerializer json = experimental ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map);
         var provider = new EnvelopeSerializerProvider(json, new ProtobufEnvelopeSerializer(map));
-        var reader = new InboundMessageReader(provider, map.Options);
+        var reader = TestSerializers.Inbound(provider, map.Options);
         var writer = new OutboundMessageWriter(provider);
 
         // The deepest envelope the serializer itself reads, found rather than assumed.

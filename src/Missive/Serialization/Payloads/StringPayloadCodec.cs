@@ -3,6 +3,7 @@ using System.Buffers;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Nodes;
+using Missive.Lexing;
 
 namespace Missive.Serialization.Payloads;
 

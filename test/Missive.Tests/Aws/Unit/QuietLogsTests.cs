@@ -6,7 +6,6 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Missive.Aws;
-using Missive.Tests.Features;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 

@@ -8,7 +8,7 @@ using System.Threading.Tasks;
 using Missive.Bus;
 using Missive.Serialization;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Bus;
 
 /// <summary>The seams where Missive calls the application's code.</summary>
 public enum Seam

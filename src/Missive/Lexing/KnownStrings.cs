@@ -2,7 +2,7 @@ using System;
 using System.Text.Unicode;
 using System.Threading;
 
-namespace Missive.Serialization;
+namespace Missive.Lexing;
 
 /// <summary>
 /// A small, bounded set of strings that recur from message to message (an application's <c>source</c>, extension
@@ -69,19 +69,6 @@ internal sealed class KnownStrings
             if (ReferenceEquals(Interlocked.CompareExchange(ref _entries, next, current), current))
             {
                 return;
-            }
-        }
-    }
-
-    /// <summary>Keeps the recurring strings of an envelope that was read successfully: its source and extension names.</summary>
-    public void TryAddRecurring(MessageEnvelope envelope)
-    {
-        TryAdd(envelope.Source);
-        if (envelope.ExtensionsOrNull is { } extensions)
-        {
-            for (int i = 0; i < extensions.Count; i++)
-            {
-                TryAdd(extensions.ItemAt(i).Key);
             }
         }
     }

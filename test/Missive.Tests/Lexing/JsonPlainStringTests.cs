@@ -1,8 +1,9 @@
 using System;
+using Missive.Lexing;
 using Missive.Serialization;
 using Xunit;
 
-namespace Missive.Tests.Serialization;
+namespace Missive.Tests.Lexing;
 
 public sealed class JsonPlainStringTests
 {

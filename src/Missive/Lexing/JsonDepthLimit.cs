@@ -2,12 +2,12 @@ using System;
 using System.Buffers;
 using System.Text.Json;
 
-namespace Missive.Serialization;
+namespace Missive.Lexing;
 
 /// <summary>
 /// Tells a <see cref="Utf8JsonReader"/> that failed on its depth limit apart from one that failed on malformed JSON
 /// (System.Text.Json reports both as a <see cref="JsonException"/>), so the first can be reported as
-/// <see cref="InvalidEnvelopeReason.LimitExceeded"/>.
+/// a limit exceeded rather than malformed input.
 /// </summary>
 internal static class JsonDepthLimit
 {

@@ -2,10 +2,11 @@ using System;
 using System.Collections.Generic;
 using System.Text;
 using System.Text.Json;
+using Missive.Lexing;
 using Missive.Transport;
 using Xunit;
 
-namespace Missive.Tests.Transport;
+namespace Missive.Tests.Lexing;
 
 /// <summary>
 /// The one-pass string reader of the SNS Message must accept, reject and unescape exactly as System.Text.Json's

@@ -17,7 +17,7 @@ using Missive.Serialization;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Lambda;
 
 /// <summary>
 /// The Lambda SQS event processor, fed the event shapes of the AWS Lambda documentation

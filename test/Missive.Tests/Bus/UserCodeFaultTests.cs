@@ -18,7 +18,7 @@ using Missive.Tests.Aws;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Bus;
 
 /// <summary>
 /// The fault matrix (<see cref="UserCodeFaultMatrix.Rows"/>) in every runner: the pump on the in-memory broker, the pump

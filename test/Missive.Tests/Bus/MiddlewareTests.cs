@@ -11,7 +11,7 @@ using Missive.Bus;
 using Missive.InMemory;
 using Missive.Tests.Infrastructure;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Bus;
 
 /// <summary>The publish and handle pipelines: order, short-circuit, changes to the envelope, exceptions, outcomes and DI scopes.</summary>
 public sealed class MiddlewareTests

@@ -4,7 +4,7 @@ using System.Numerics;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 
-namespace Missive.Serialization;
+namespace Missive.Lexing;
 
 /// <summary>
 /// JSON strings as producers mostly write them: no escape and no control character between the quotes, so their

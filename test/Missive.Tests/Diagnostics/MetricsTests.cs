@@ -15,7 +15,7 @@ using Missive.Serialization;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Diagnostics;
 
 /// <summary>
 /// A <see cref="MeterListener"/> on the bus's meter sees every counter and histogram with the values of a run with

@@ -14,7 +14,7 @@ using Missive.InMemory;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Diagnostics;
 
 /// <summary>
 /// Every instrument and span of the bus against the OpenTelemetry semantic conventions for messaging

@@ -9,9 +9,8 @@ using System.Runtime.Intrinsics.X86;
 using System.Text;
 using System.Text.Json;
 using System.Text.Unicode;
-using Missive.Serialization;
 
-namespace Missive.Transport;
+namespace Missive.Lexing;
 
 /// <summary>
 /// Finds the end of a JSON string and unescapes it in the same pass, block by block: a block of plain bytes is

@@ -8,7 +8,7 @@ using Missive.InMemory;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Bus;
 
 /// <summary>FIFO group and deduplication ids derived per message type, with PublishOptions winning.</summary>
 public sealed class FifoIdsTests

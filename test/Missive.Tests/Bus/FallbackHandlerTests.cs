@@ -15,7 +15,7 @@ using Missive.Serialization;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Bus;
 
 /// <summary>Messages of a type nobody registered: the fallback handler's three outcomes, and the behaviour without one.</summary>
 public sealed class FallbackHandlerTests

@@ -1,7 +1,7 @@
 using System;
 using System.Text;
 
-namespace Missive.Serialization;
+namespace Missive.Lexing;
 
 /// <summary>
 /// UTF-8 decoding that refuses invalid bytes with a <see cref="DecoderFallbackException"/> instead of replacing them,

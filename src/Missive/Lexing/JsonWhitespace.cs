@@ -1,6 +1,6 @@
 using System;
 
-namespace Missive.Serialization;
+namespace Missive.Lexing;
 
 /// <summary>JSON's whitespace between tokens: space, tab, line feed and carriage return.</summary>
 internal static class JsonWhitespace

@@ -12,7 +12,7 @@ using Missive.Tests.Infrastructure;
 using OpenTelemetry;
 using OpenTelemetry.Trace;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Diagnostics;
 
 /// <summary>No other test listens to Missive's activity source, and these must not overlap: they run alone.</summary>
 [CollectionDefinition(nameof(TracingCollection), DisableParallelization = true)]

@@ -7,7 +7,7 @@ using Microsoft.Extensions.Logging;
 using Missive.InMemory;
 using Missive.Tests.Infrastructure;
 
-namespace Missive.Tests.Features;
+namespace Missive.Tests.Infrastructure;
 
 /// <summary>A generic host running the bus on an in-memory broker, for the feature tests.</summary>
 internal static class BusTestHost

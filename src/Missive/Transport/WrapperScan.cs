@@ -3,6 +3,7 @@ using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using Missive.Buffers;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Transport;
@@ -31,8 +32,11 @@ namespace Missive.Transport;
 /// envelope is read (and its error reported) the ordinary way once the shape is known; except a failure of its data
 /// (the application's serializer or converter may have run): that is kept, and reported if the document proves to be
 /// an EventBridge event with that detail, so that the application's code is not called twice for it.</para>
+/// <para>The scan owns its state (the members seen, the rented buffer the <c>Message</c> is unescaped into, the detail
+/// read in place) and releases it when disposed. A member met again replaces what the earlier one of its name left,
+/// in one place (<see cref="Meet"/>): the last member of a name counts, as System.Text.Json's document says.</para>
 /// </remarks>
-internal static class WrapperClassifier
+internal ref struct WrapperScan
 {
     /// <summary>The member names a CloudEvents envelope has and no wrapper has.</summary>
     private static readonly byte[][] CloudEventsNames =
@@ -41,17 +45,44 @@ internal static class WrapperClassifier
         CloudEventAttributeNames.DataContentTypeUtf8.ToArray(), CloudEventAttributeNames.DataUtf8.ToArray(), CloudEventAttributeNames.DataBase64Utf8.ToArray(),
     ];
 
-    /// <summary>
-    /// Classifies <paramref name="document"/>, going through its members by hand first when <paramref name="scan"/>
-    /// says so; <paramref name="message"/> receives the unescaped <c>Message</c> string, if any, and
-    /// <paramref name="detailRead"/> what <paramref name="detailReader"/> read of an object <c>detail</c> where it lies.
-    /// </summary>
-    public static WrapperShape Classify(ReadOnlyMemory<byte> document, SerializerSettings settings, EnvelopeSerializer? detailReader, bool scan, out WrapperMembers members, ref RentedBuffer message, out int messageLength, out DetailInPlace detailRead)
+    private readonly ReadOnlyMemory<byte> _document;
+    private readonly SerializerSettings _settings;
+    private readonly ILeadingEnvelopeReader? _detailReader;
+    private WrapperMembers _members;
+    private RentedBuffer _message; // rented for the first Message string, reused by later ones
+    private int _messageLength; // of the last Message member, unescaped; -1 when that member is not a string
+    private DetailInPlace _detail;
+
+    /// <summary>Prepares to scan <paramref name="document"/>; <paramref name="detailReader"/>, when given, reads an object <c>detail</c> where it lies.</summary>
+    public WrapperScan(ReadOnlyMemory<byte> document, SerializerSettings settings, ILeadingEnvelopeReader? detailReader)
     {
-        members = default;
-        messageLength = 0;
-        detailRead = default;
-        ReadOnlySpan<byte> span = document.Span;
+        _document = document;
+        _settings = settings;
+        _detailReader = detailReader;
+        _messageLength = -1;
+    }
+
+    /// <summary>Gets where the members that tell the shape lie in the document.</summary>
+    [UnscopedRef]
+    public readonly ref readonly WrapperMembers Members => ref _members;
+
+    /// <summary>Gets what reading an object <c>detail</c> where it lies gave (nothing when it was not read so).</summary>
+    public readonly DetailInPlace Detail => _detail;
+
+    /// <summary>Gets the last <c>Message</c> member's string, unescaped, when that member is a string.</summary>
+    public readonly bool TryGetMessage(out Memory<byte> message)
+    {
+        message = _messageLength < 0 ? default : _message.Memory[.._messageLength];
+        return _messageLength >= 0;
+    }
+
+    /// <summary>Returns the rented buffer (cleared as the settings say).</summary>
+    public void Dispose() => _message.Dispose();
+
+    /// <summary>Classifies the document, going through its members by hand first when <paramref name="scan"/> says so.</summary>
+    public WrapperShape Classify(bool scan)
+    {
+        ReadOnlySpan<byte> span = _document.Span;
         int significant = JsonWhitespace.Skip(span, 0);
         if (significant < 0 || span[significant] != (byte)'{')
         {
@@ -64,34 +95,34 @@ internal static class WrapperClassifier
         }
 
         bool complete = false;
-        int scanned = scan ? ScanMembers(document, significant, settings, detailReader, ref members, ref message, ref messageLength, ref detailRead, out complete) : 0;
-        if (!complete && ReadMembers(document, scanned, settings, detailReader, ref members, ref message, ref messageLength, ref detailRead))
+        int scanned = scan ? ScanMembers(significant, out complete) : 0;
+        if (!complete && ReadMembers(scanned))
         {
             return WrapperShape.Raw;
         }
 
-        if (members.Type.IsStringEqualTo(span, "Notification"u8) && members.Message.IsPresent
-            && (!members.MessageId.IsPresent || !members.TopicArn.IsPresent))
+        if (_members.Type.IsStringEqualTo(span, "Notification"u8) && _members.Message.IsPresent
+            && (!_members.MessageId.IsPresent || !_members.TopicArn.IsPresent))
         {
             // The shape of an SNS notification with its identity missing: say so, rather than read it as an envelope.
-            string missing = !members.MessageId.IsPresent && !members.TopicArn.IsPresent ? "MessageId and TopicArn" : !members.TopicArn.IsPresent ? "TopicArn" : "MessageId";
-            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"The body is an SNS notification (Type \"Notification\" with a Message) without its {missing}", members.Type.Start);
+            string missing = !_members.MessageId.IsPresent && !_members.TopicArn.IsPresent ? "MessageId and TopicArn" : !_members.TopicArn.IsPresent ? "TopicArn" : "MessageId";
+            ThrowHelper.ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"The body is an SNS notification (Type \"Notification\" with a Message) without its {missing}", _members.Type.Start);
         }
 
-        if (members.Type.IsString && members.MessageId.IsPresent && members.TopicArn.IsPresent)
+        if (_members.Type.IsString && _members.MessageId.IsPresent && _members.TopicArn.IsPresent)
         {
-            if (members.Type.IsStringEqualTo(span, "Notification"u8))
+            if (_members.Type.IsStringEqualTo(span, "Notification"u8))
             {
                 return WrapperShape.SnsNotification;
             }
 
-            if (members.Type.IsStringEqualTo(span, "SubscriptionConfirmation"u8) || members.Type.IsStringEqualTo(span, "UnsubscribeConfirmation"u8))
+            if (_members.Type.IsStringEqualTo(span, "SubscriptionConfirmation"u8) || _members.Type.IsStringEqualTo(span, "UnsubscribeConfirmation"u8))
             {
                 return WrapperShape.SnsControl;
             }
         }
 
-        if (members.Detail.IsPresent && members.DetailType.IsPresent && members.Source.IsPresent && members.Time.IsPresent)
+        if (_members.Detail.IsPresent && _members.DetailType.IsPresent && _members.Source.IsPresent && _members.Time.IsPresent)
         {
             return WrapperShape.EventBridgeEvent;
         }
@@ -104,9 +135,10 @@ internal static class WrapperClassifier
     /// document, or just after a member value <see cref="ScanMembers"/> got to. Returns whether the first member is
     /// a CloudEvents attribute, which makes the document a raw envelope.
     /// </summary>
-    private static bool ReadMembers(ReadOnlyMemory<byte> document, int offset, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref DetailInPlace detailRead)
+    private bool ReadMembers(int offset)
     {
-        ReadOnlySpan<byte> span = document.Span;
+        ReadOnlySpan<byte> span = _document.Span;
+        SerializerSettings settings = _settings;
         bool first = offset == 0;
         var reader = first
             ? new Utf8JsonReader(span, settings.WrapperReaderOptions)
@@ -126,24 +158,29 @@ internal static class WrapperClassifier
                 }
 
                 first = false;
-                ref WrapperMember slot = ref members.Slot(ref reader);
-                if (!Unsafe.IsNullRef(ref slot) && members.IsMessage(ref slot))
+                ref WrapperMember slot = ref _members.Slot(ref reader);
+                bool known = !Unsafe.IsNullRef(ref slot);
+                if (known)
+                {
+                    Meet(ref slot);
+                }
+
+                if (known && _members.IsMessage(ref slot))
                 {
                     int quote = JsonWhitespace.Skip(span, offset + (int)reader.BytesConsumed); // the reader consumed the name's colon
                     if (quote >= 0 && span[quote] == (byte)'"')
                     {
                         // The envelope string is validated and unescaped in one pass, and the reader goes on after it.
-                        slot = UnescapeMessage(span, quote, settings, ref message, ref messageLength);
+                        slot = UnescapeMessage(quote);
                         offset = (int)(slot.Start + slot.Length);
                         reader = new Utf8JsonReader(span[offset..], isFinalBlock: true, AfterAStringValue(reader.CurrentState));
                         continue;
                     }
                 }
 
-                if (detailReader is not null && !Unsafe.IsNullRef(ref slot) && members.IsDetail(ref slot))
+                if (known && _members.IsDetail(ref slot))
                 {
-                    // A repeated member: the last one counts, so an envelope read in an earlier detail is dropped.
-                    if (TryReadDetailEnvelope(document, offset + (int)reader.BytesConsumed, detailReader, settings, out detailRead, out WrapperMember detail))
+                    if (TryReadDetailEnvelope(offset + (int)reader.BytesConsumed, out WrapperMember detail))
                     {
                         // The envelope in an object detail is read where it lies, and the reader goes on after it.
                         slot = detail;
@@ -158,7 +195,7 @@ internal static class WrapperClassifier
                 JsonTokenType type = reader.TokenType;
                 bool escaped = type == JsonTokenType.String && reader.ValueIsEscaped;
                 reader.Skip();
-                if (!Unsafe.IsNullRef(ref slot))
+                if (known)
                 {
                     slot = new WrapperMember(type, start, offset + reader.BytesConsumed - start, escaped);
                 }
@@ -187,42 +224,34 @@ internal static class WrapperClassifier
     /// reader is to go on (0: the whole object), so every error is the reader's. <paramref name="complete"/> tells
     /// that the object's end was reached (the reader stops there too, whatever follows).
     /// </summary>
-    private static int ScanMembers(ReadOnlyMemory<byte> document, int open, SerializerSettings settings, EnvelopeSerializer? detailReader, ref WrapperMembers members, ref RentedBuffer message, ref int messageLength, ref DetailInPlace detailRead, out bool complete)
+    private int ScanMembers(int open, out bool complete)
     {
-        ReadOnlySpan<byte> span = document.Span;
+        ReadOnlySpan<byte> span = _document.Span;
         complete = false;
         int resume = 0;
         int at = open + 1;
         while (true)
         {
-            int quote = JsonWhitespace.Skip(span, at);
-            if (quote < 0 || span[quote] != (byte)'"')
-            {
-                return resume;
-            }
-
-            int nameEnd = JsonPlainString.End(span, quote);
-            int colon = nameEnd < 0 ? -1 : JsonWhitespace.Skip(span, nameEnd + 1);
-            int value = colon < 0 || span[colon] != (byte)':' ? -1 : JsonWhitespace.Skip(span, colon + 1);
+            int value = JsonPlainMember.Value(span, at, out int nameStart, out int nameEnd);
             if (value < 0)
             {
                 return resume;
             }
 
-            ref WrapperMember slot = ref members.Slot(span[(quote + 1)..nameEnd]);
+            ref WrapperMember slot = ref _members.Slot(span[nameStart..nameEnd]);
             bool known = !Unsafe.IsNullRef(ref slot);
-            if (known && members.IsDetail(ref slot))
+            if (known)
             {
-                detailRead = default; // a repeated detail: the last one counts, whatever an earlier one held
+                Meet(ref slot);
             }
 
             int end;
             switch (span[value])
             {
-                case (byte)'"' when known && members.IsMessage(ref slot):
+                case (byte)'"' when known && _members.IsMessage(ref slot):
                     try
                     {
-                        slot = UnescapeMessage(span, value, settings, ref message, ref messageLength);
+                        slot = UnescapeMessage(value);
                     }
                     catch (Exception e) when (e is JsonException or InvalidOperationException)
                     {
@@ -258,8 +287,8 @@ internal static class WrapperClassifier
                     }
 
                     break;
-                case (byte)'{' when detailReader is not null && known && members.IsDetail(ref slot):
-                    if (!TryReadDetailEnvelope(document, value, detailReader, settings, out detailRead, out WrapperMember detail))
+                case (byte)'{' when _detailReader is not null && known && _members.IsDetail(ref slot):
+                    if (!TryReadDetailEnvelope(value, out WrapperMember detail))
                     {
                         return resume;
                     }
@@ -272,8 +301,8 @@ internal static class WrapperClassifier
             }
 
             resume = end;
-            int next = JsonWhitespace.Skip(span, end);
-            if (next < 0 || span[next] is not ((byte)',' or (byte)'}'))
+            int next = JsonPlainMember.Separator(span, end);
+            if (next < 0)
             {
                 return resume;
             }
@@ -295,32 +324,49 @@ internal static class WrapperClassifier
     /// renting and clearing a buffer for the rest of the document at every repeat made a body of repeats cost
     /// quadratic time.
     /// </summary>
-    private static WrapperMember UnescapeMessage(ReadOnlySpan<byte> span, int quote, SerializerSettings settings, ref RentedBuffer message, ref int messageLength)
+    private WrapperMember UnescapeMessage(int quote)
     {
-        if (message.IsEmpty)
+        ReadOnlySpan<byte> span = _document.Span;
+        if (_message.IsEmpty)
         {
-            message = settings.Rent(span.Length - quote);
+            _message = _settings.Rent(span.Length - quote);
         }
 
-        messageLength = JsonStringUnescaper.Unescape(span, quote + 1, message.Span, out int closingQuote);
+        _messageLength = JsonStringUnescaper.Unescape(span, quote + 1, _message.Span, out int closingQuote);
         return new WrapperMember(JsonTokenType.String, quote, closingQuote + 1 - quote);
+    }
+
+    /// <summary>
+    /// A member of a known name is met: what an earlier member of that name left is forgotten before this one's value
+    /// is read (the last one counts). This is the one place that says what a repeated member resets.
+    /// </summary>
+    private void Meet(ref WrapperMember slot)
+    {
+        slot = default;
+        if (_members.IsMessage(ref slot))
+        {
+            _messageLength = -1; // an earlier Message string stays in the buffer, but is no longer the Message
+        }
+        else if (_members.IsDetail(ref slot))
+        {
+            _detail = default; // an envelope read in an earlier detail, or its data's failure, is dropped
+        }
     }
 
     /// <summary>
     /// Reads the envelope in an EventBridge <c>detail</c> object, where it lies, when the detail is one: an object
     /// whose first member is a CloudEvents attribute with a plain name, which is when the detail would be read as a
     /// raw envelope (an escaped name leaves the detail to the ordinary read, which gives the same envelope).
-    /// <paramref name="afterColon"/> is where the detail's value may start in <paramref name="document"/>;
+    /// <paramref name="afterColon"/> is where the detail's value may start in the document;
     /// <paramref name="detail"/> receives where the object lies, as <see cref="UnescapeMessage"/> gives the Message's.
-    /// A detail whose data failed counts as read: <paramref name="read"/> holds the failure.
+    /// A detail whose data failed counts as read: <see cref="Detail"/> holds the failure.
     /// </summary>
-    private static bool TryReadDetailEnvelope(ReadOnlyMemory<byte> document, int afterColon, EnvelopeSerializer detailReader, SerializerSettings settings, out DetailInPlace read, out WrapperMember detail)
+    private bool TryReadDetailEnvelope(int afterColon, out WrapperMember detail)
     {
-        ReadOnlySpan<byte> span = document.Span;
+        ReadOnlySpan<byte> span = _document.Span;
         int start = JsonWhitespace.Skip(span, afterColon);
-        read = default;
         detail = default;
-        if (start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
+        if (_detailReader is null || start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
         {
             return false;
         }
@@ -328,21 +374,21 @@ internal static class WrapperClassifier
         int length;
         try
         {
-            if (!detailReader.TryReadLeadingEnvelope(document[start..], out MessageEnvelope? envelope, out length))
+            if (!_detailReader.TryReadLeadingEnvelope(_document[start..], out MessageEnvelope? envelope, out length))
             {
                 return false;
             }
 
-            read.Envelope = envelope;
+            _detail.Envelope = envelope;
         }
         catch (InvalidEnvelopeException e) when (e.DataReadFailed)
         {
             // The detail is well-formed JSON (else its data's failure would not be final): skip it to go on.
-            var extent = new Utf8JsonReader(span[start..], settings.WrapperReaderOptions);
+            var extent = new Utf8JsonReader(span[start..], _settings.WrapperReaderOptions);
             extent.Read();
             extent.Skip();
             length = (int)extent.BytesConsumed;
-            read.DataFailure = e;
+            _detail.DataFailure = e;
         }
 
         detail = new WrapperMember(JsonTokenType.StartObject, start, length);

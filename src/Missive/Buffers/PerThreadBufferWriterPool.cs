@@ -1,0 +1,51 @@
+using System;
+using Microsoft.Extensions.ObjectPool;
+
+namespace Missive.Buffers;
+
+/// <summary>
+/// One <see cref="PooledBufferWriter"/> kept per thread, in the manner of System.Text.Json's writer cache, for the
+/// text and array conveniences on any serializer: they write a whole envelope into a buffer of their own and copy it
+/// out before returning, so one writer per thread serves them without locking. A rent while the thread's writer is
+/// out (a serializer calling a convenience from inside one) gets a new writer, disposed when it comes back. Arrays
+/// come from <see cref="System.Buffers.ArrayPool{T}.Shared"/> and are cleared before reuse or release.
+/// </summary>
+internal sealed class PerThreadBufferWriterPool : ObjectPool<PooledBufferWriter>
+{
+    /// <summary>The largest array a thread's idle writer keeps (as <c>SerializationOptions.MaxRetainedBufferSize</c>'s default).</summary>
+    private const int MaxRetainedSize = 256 * 1024;
+
+    [ThreadStatic]
+    private static PooledBufferWriter? s_idle;
+
+    public static readonly PerThreadBufferWriterPool Instance = new();
+
+    private PerThreadBufferWriterPool()
+    {
+    }
+
+    public override PooledBufferWriter Get()
+    {
+        PooledBufferWriter? idle = s_idle;
+        if (idle is null)
+        {
+            return new PooledBufferWriter();
+        }
+
+        s_idle = null;
+        return idle;
+    }
+
+    public override void Return(PooledBufferWriter obj)
+    {
+        if (s_idle is null)
+        {
+            obj.Reset(MaxRetainedSize);
+            s_idle = obj;
+        }
+        else
+        {
+            obj.Dispose();
+        }
+    }
+}
