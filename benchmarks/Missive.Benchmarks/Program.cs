@@ -17,6 +17,7 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --sizes        (envelope sizes only)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved  (reads and writes against their floor, in alternation: a drift check)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --pump [--short] (the bus consuming a backlog against a loop on AWSSDK.SQS, per CPU-second)
+// dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --transport   (the SQS calls, Missive.Aws against AWSSDK.SQS, BenchmarkDotNet in process)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- [BenchmarkDotNet args] [--results DIR]
 //                                                                                  (full runs; writes ratio tables and a chart)
 string? resultsDir = ValueOf(args, "--results");
@@ -32,6 +33,22 @@ if (args.Contains("--pump"))
 {
     Missive.Benchmarks.Pump.PumpBenchmark.Run(args);
     return 0;
+}
+
+if (args.Contains("--transport"))
+{
+    // In process (the endpoint is a handler, there is nothing to isolate), with the default warm-up and iteration counts.
+    IConfig transport = ManualConfig.CreateEmpty()
+        .AddJob(Job.Default.WithToolchain(InProcessEmitToolchain.Instance).WithId("InProcess"))
+        .AddDiagnoser(MemoryDiagnoser.Default)
+        .AddColumnProvider(DefaultColumnProviders.Instance)
+        .AddLogger(BenchmarkDotNet.Loggers.ConsoleLogger.Default)
+        .AddExporter(MarkdownExporter.GitHub)
+        .WithOptions(ConfigOptions.JoinSummary)
+        .WithOrderer(new BenchmarkDotNet.Order.DefaultOrderer(BenchmarkDotNet.Order.SummaryOrderPolicy.Declared))
+        .AddLogicalGroupRules(BenchmarkLogicalGroupRule.ByCategory, BenchmarkLogicalGroupRule.ByParams);
+    Summary summary = BenchmarkRunner.Run<Missive.Benchmarks.Transport.TransportBenchmarks>(transport);
+    return summary.Reports.All(r => r.Success) ? 0 : 1;
 }
 
 if (args.Contains("--sizes"))

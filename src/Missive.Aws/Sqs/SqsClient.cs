@@ -83,8 +83,9 @@ internal sealed class SqsClient
         });
         using JsonDocument answer = await PostAsync("SendMessage", body.WrittenMemory, request.QueueName, cancellationToken).ConfigureAwait(false);
         JsonElement root = answer.RootElement;
-        CheckSent(root, request, "SendMessage");
-        return AwsJson.Id(root, "MessageId", "SQS SendMessage") ?? throw Malformed("SendMessage", "no MessageId");
+        string messageId = AwsJson.Id(root, "MessageId", "SQS SendMessage") ?? throw Malformed("SendMessage", "no MessageId");
+        CheckSent(messageId, AwsJson.String(root, "MD5OfMessageBody"), AwsJson.String(root, "MD5OfMessageAttributes"), request, "SendMessage");
+        return messageId;
     }
 
     /// <summary>Sends the requests of one queue in calls of at most 10 entries and 1 MiB; results in request order.</summary>
@@ -124,17 +125,17 @@ internal sealed class SqsClient
 
                 w.WriteEndArray();
             });
-            using JsonDocument answer = await PostAsync("SendMessageBatch", body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
-            ReadBatchAnswer(answer.RootElement, start, end, results, (entry, i) =>
+            using AwsResponse answer = await PostAsync("SendMessageBatch", body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+            SqsBatchAnswer.Read(answer, "SQS SendMessageBatch", start, end, results, withIds: true, (Requests: requests, Client: this), static (entry, s) =>
             {
                 try
                 {
-                    CheckSent(entry, requests[i].Request, "SendMessageBatch");
-                    return BatchEntryResult.Success(i, AwsJson.Id(entry, "MessageId", "SQS SendMessageBatch"));
+                    s.Client.CheckSent(entry.MessageId, entry.BodyDigest, entry.AttributesDigest, s.Requests[entry.Index].Request, "SendMessageBatch");
+                    return BatchEntryResult.Success(entry.Index, entry.MessageId);
                 }
                 catch (MessageTransportException e)
                 {
-                    return BatchEntryResult.Failure(i, e); // this entry's digest did not match: only it failed
+                    return BatchEntryResult.Failure(entry.Index, e); // this entry's digest did not match: only it failed
                 }
             });
             start = end;
@@ -241,8 +242,8 @@ internal sealed class SqsClient
 
                 w.WriteEndArray();
             });
-            using JsonDocument answer = await PostAsync(operation, body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
-            ReadBatchAnswer(answer.RootElement, start, end, results, static (_, i) => BatchEntryResult.Success(i, null));
+            using AwsResponse answer = await PostAsync(operation, body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+            SqsBatchAnswer.Read(answer, "SQS " + operation, start, end, results, withIds: false, 0, static (entry, _) => BatchEntryResult.Success(entry.Index, null));
         }
 
         return results;
@@ -316,16 +317,22 @@ internal sealed class SqsClient
         }
     }
 
-    private void CheckSent(JsonElement answer, SqsSendRequest request, string operation)
+    private void CheckSent(string? messageId, string? bodyDigest, string? attributesDigest, SqsSendRequest request, string operation)
     {
         if (!_verifyDigests)
         {
             return;
         }
 
-        string messageId = AwsJson.Id(answer, "MessageId", "SQS " + operation) ?? string.Empty;
-        CheckDigest(operation, "body", messageId, AwsJson.String(answer, "MD5OfMessageBody"), SqsMessageDigest.OfBody(request.MessageBody));
-        CheckDigest(operation, "message attributes", messageId, AwsJson.String(answer, "MD5OfMessageAttributes"), SqsMessageDigest.OfAttributes(request.MessageAttributes));
+        if (bodyDigest is null || !SqsMessageDigest.BodyMatches(request.MessageBody, bodyDigest))
+        {
+            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the body of message {messageId} is {bodyDigest ?? "missing"}, expected {SqsMessageDigest.OfBody(request.MessageBody)}; the message was corrupted in transit.")
+            {
+                ErrorCode = "DigestMismatch",
+            };
+        }
+
+        CheckDigest(operation, "message attributes", messageId ?? string.Empty, attributesDigest, SqsMessageDigest.OfAttributes(request.MessageAttributes));
     }
 
     /// <summary>Compares a digest SQS returned with the one computed here; SQS returns no attribute digest for a message without attributes.</summary>
@@ -343,49 +350,6 @@ internal sealed class SqsClient
                 ErrorCode = "DigestMismatch",
             };
         }
-    }
-
-    /// <summary>Fills <paramref name="results"/>[start..end) from a batch answer's <c>Successful</c> and <c>Failed</c> lists (entry ids are positions from <paramref name="start"/>).</summary>
-    private static void ReadBatchAnswer(JsonElement root, int start, int end, BatchEntryResult[] results, Func<JsonElement, int, BatchEntryResult> onSuccess)
-    {
-        var answered = new bool[end - start];
-        foreach (JsonElement entry in Entries(root, "Successful"))
-        {
-            int i = EntryIndex(entry, start, end);
-            results[i] = onSuccess(entry, i);
-            answered[i - start] = true;
-        }
-
-        foreach (JsonElement entry in Entries(root, "Failed"))
-        {
-            int i = EntryIndex(entry, start, end);
-            bool senderFault = AwsJson.Property(entry, "SenderFault").ValueKind == JsonValueKind.True;
-            results[i] = new BatchEntryResult(i, null, AwsJson.String(entry, "Code") ?? "Failed", AwsJson.String(entry, "Message"), senderFault);
-            answered[i - start] = true;
-        }
-
-        for (int i = 0; i < answered.Length; i++)
-        {
-            if (!answered[i])
-            {
-                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry.", false);
-            }
-        }
-
-    }
-
-    private static JsonElement.ArrayEnumerator Entries(JsonElement root, string name)
-    {
-        JsonElement list = AwsJson.Property(root, name);
-        return list.ValueKind == JsonValueKind.Array ? list.EnumerateArray() : default;
-    }
-
-    private static int EntryIndex(JsonElement entry, int start, int end)
-    {
-        string? id = AwsJson.String(entry, "Id");
-        return int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && start + offset < end
-            ? start + offset
-            : throw Malformed("batch", $"an entry id '{id}' that was not sent");
     }
 
     private static MessageTransportException Malformed(string operation, string what)

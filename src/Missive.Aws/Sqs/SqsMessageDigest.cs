@@ -21,6 +21,25 @@ internal static class SqsMessageDigest
 {
     public static string OfBody(string body) => Convert.ToHexStringLower(MD5.HashData(Encoding.UTF8.GetBytes(body)));
 
+    /// <summary>Whether <paramref name="hex"/> is the digest of <paramref name="body"/>'s UTF-8 bytes, computed without allocating.</summary>
+    public static bool BodyMatches(string body, string hex)
+    {
+        const int OnStack = 4096;
+        int length = Encoding.UTF8.GetMaxByteCount(body.Length) <= OnStack ? OnStack : Encoding.UTF8.GetByteCount(body);
+        byte[]? rented = length > OnStack ? ArrayPool<byte>.Shared.Rent(length) : null;
+        Span<byte> utf8 = rented ?? stackalloc byte[OnStack];
+        int written = Encoding.UTF8.GetBytes(body, utf8);
+        Span<byte> digest = stackalloc byte[16];
+        MD5.HashData(utf8[..written], digest);
+        if (rented is not null)
+        {
+            rented.AsSpan(0, written).Clear(); // message content: cleared before the array goes back
+            ArrayPool<byte>.Shared.Return(rented);
+        }
+
+        return Matches(digest, hex);
+    }
+
     /// <summary>Whether <paramref name="hex"/> (the digest SQS returned) spells <paramref name="digest"/>, in either case of hex digit.</summary>
     public static bool Matches(ReadOnlySpan<byte> digest, string hex)
     {

@@ -27,12 +27,15 @@ internal static class SqsReceiveAnswer
     /// <summary>The longest receipt handle (same page).</summary>
     public const int MaxReceiptHandleLength = 1024;
 
-    private static readonly UTF8Encoding StrictUtf8 = new(encoderShouldEmitUTF8Identifier: false, throwOnInvalidBytes: true);
-
     /// <summary>Reads the messages of an answer; a message with a problem goes into <paramref name="skipped"/> (its id, if any, and the problem) instead.</summary>
     /// <exception cref="MessageTransportException">The answer is not a JSON object with a <c>Messages</c> array of objects.</exception>
-    public static List<SqsMessage> Read(AwsResponse response, bool verifyDigests, List<(string? MessageId, string Problem)> skipped)
+    /// <param name="response">The answer.</param>
+    /// <param name="verifyDigests">Whether the MD5 digests SQS returned are checked.</param>
+    /// <param name="skipped">Receives the messages left out, with why.</param>
+    /// <param name="pool">Where the scratch buffer for unescaping a body comes from (cleared before it goes back); <see cref="ArrayPool{T}.Shared"/> by default.</param>
+    public static List<SqsMessage> Read(AwsResponse response, bool verifyDigests, List<(string? MessageId, string Problem)> skipped, ArrayPool<byte>? pool = null)
     {
+        pool ??= ArrayPool<byte>.Shared;
         var messages = new List<SqsMessage>();
         var reader = new Utf8JsonReader(response.Body.Span);
         try
@@ -57,7 +60,7 @@ internal static class SqsReceiveAnswer
                 while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
                 {
                     Expect(ref reader, JsonTokenType.StartObject, response);
-                    ReadMessage(ref reader, verifyDigests, messages, skipped);
+                    ReadMessage(ref reader, verifyDigests, messages, skipped, pool);
                 }
             }
         }
@@ -65,15 +68,22 @@ internal static class SqsReceiveAnswer
         {
             throw AwsJson.Malformed("SQS ReceiveMessage", "a body that is not JSON", response.RequestId, e);
         }
+        catch (InvalidOperationException e)
+        {
+            // A member name System.Text.Json cannot decode (an escaped lone surrogate) where a message's members are
+            // told apart: found by the answer fuzz target; SQS never writes one, so the answer is not SQS's.
+            throw AwsJson.Malformed("SQS ReceiveMessage", "a member name that is not UTF-8", response.RequestId, e);
+        }
 
         return messages;
     }
 
     /// <summary>Reads one message object, from its start to its end.</summary>
-    private static void ReadMessage(ref Utf8JsonReader reader, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped)
+    private static void ReadMessage(ref Utf8JsonReader reader, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped, ArrayPool<byte> pool)
     {
-        string? messageId = null, receiptHandle = null, body = null, bodyDigest = null, attributesDigest = null, problem = null;
-        Dictionary<string, string>? system = null;
+        string? messageId = null, receiptHandle = null, bodyDigest = null, attributesDigest = null, problem = null;
+        byte[]? body = null;
+        IReadOnlyDictionary<string, string>? system = null;
         Dictionary<string, MessageAttributeValue>? attributes = null;
         Md5 computed = default;
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
@@ -81,7 +91,7 @@ internal static class SqsReceiveAnswer
             if (reader.ValueTextEquals("Body"u8))
             {
                 reader.Read();
-                Note(ref problem, TryReadBody(ref reader, out body, ref computed) ? null : "its body is not UTF-8 text");
+                Note(ref problem, TryReadBody(ref reader, out body, ref computed, pool) ? null : "its body is not UTF-8 text");
             }
             else if (reader.ValueTextEquals("MessageId"u8))
             {
@@ -139,7 +149,7 @@ internal static class SqsReceiveAnswer
 
         messages.Add(new SqsMessage
         {
-            Body = body!,
+            Utf8Body = body!,
             MessageId = messageId!,
             ReceiptHandle = receiptHandle!,
             SystemAttributes = system!, // null: none
@@ -150,8 +160,12 @@ internal static class SqsReceiveAnswer
     /// <summary>Keeps the first problem found; every member is read whatever came before, so that the reader stays in step.</summary>
     private static void Note(ref string? problem, string? found) => problem ??= found;
 
-    /// <summary>The body, unescaped to UTF-8 where it lies or in a rented buffer, its MD5 taken over those bytes, and decoded strictly.</summary>
-    private static bool TryReadBody(ref Utf8JsonReader reader, out string? body, ref Md5 digest)
+    /// <summary>
+    /// The body as UTF-8 bytes of its own (an array of its exact length: the message outlives the answer's pooled
+    /// buffer), unescaped from the answer straight into it, checked to be UTF-8 and its MD5 taken over those bytes. No
+    /// string is made: the envelope is read from the bytes, and the text is decoded only if someone asks for it.
+    /// </summary>
+    private static bool TryReadBody(ref Utf8JsonReader reader, out byte[]? body, ref Md5 digest, ArrayPool<byte> pool)
     {
         body = null;
         if (reader.TokenType != JsonTokenType.String)
@@ -160,38 +174,40 @@ internal static class SqsReceiveAnswer
             return false;
         }
 
+        byte[] bytes;
         if (!reader.ValueIsEscaped)
         {
-            return Decode(reader.ValueSpan, out body, ref digest);
+            bytes = reader.ValueSpan.ToArray();
+        }
+        else
+        {
+            // Unescaped text is never longer than escaped text: unescape into a rented buffer of that size (cleared
+            // before it goes back: it held message content), then copy out exactly the body.
+            ReadOnlySpan<byte> escaped = reader.ValueSpan;
+            byte[] scratch = pool.Rent(escaped.Length);
+            try
+            {
+                bytes = scratch.AsSpan(0, reader.CopyString(scratch)).ToArray();
+            }
+            catch (InvalidOperationException)
+            {
+                return false; // an escaped lone surrogate, or bytes that are not UTF-8
+            }
+            finally
+            {
+                scratch.AsSpan(0, escaped.Length).Clear(); // whatever the copy wrote, even when it failed midway
+                pool.Return(scratch);
+            }
         }
 
-        byte[] rented = ArrayPool<byte>.Shared.Rent(reader.ValueSpan.Length); // unescaped text is never longer
-        int length = 0;
-        try
+        if (!System.Text.Unicode.Utf8.IsValid(bytes))
         {
-            length = reader.CopyString(rented);
-            return Decode(rented.AsSpan(0, length), out body, ref digest);
-        }
-        finally
-        {
-            rented.AsSpan(0, length).Clear();
-            ArrayPool<byte>.Shared.Return(rented);
-        }
-    }
-
-    private static bool Decode(ReadOnlySpan<byte> utf8, out string? body, ref Md5 digest)
-    {
-        System.Security.Cryptography.MD5.HashData(utf8, digest);
-        try
-        {
-            body = StrictUtf8.GetString(utf8);
-            return true;
-        }
-        catch (ArgumentException)
-        {
-            body = null;
             return false;
         }
+
+        System.Security.Cryptography.MD5.HashData(bytes, digest);
+        body = bytes;
+        return true;
     }
 
     /// <summary>Reads a string (or null) token; false for any other token (skipped) or text that is not UTF-8.</summary>
@@ -220,6 +236,33 @@ internal static class SqsReceiveAnswer
         }
     }
 
+    /// <summary>The system attributes SQS returns (those the transport asks for, and SenderId), each with its name as UTF-8.</summary>
+    private static readonly (string Name, byte[] Utf8)[] KnownSystemAttributes =
+    [
+        (SqsSystemAttributes.ApproximateReceiveCount, "ApproximateReceiveCount"u8.ToArray()),
+        (SqsSystemAttributes.SentTimestamp, "SentTimestamp"u8.ToArray()),
+        (SqsSystemAttributes.ApproximateFirstReceiveTimestamp, "ApproximateFirstReceiveTimestamp"u8.ToArray()),
+        (SqsSystemAttributes.SenderId, "SenderId"u8.ToArray()),
+        (SqsSystemAttributes.MessageGroupId, "MessageGroupId"u8.ToArray()),
+        (SqsSystemAttributes.MessageDeduplicationId, "MessageDeduplicationId"u8.ToArray()),
+        (SqsSystemAttributes.SequenceNumber, "SequenceNumber"u8.ToArray()),
+        (SqsSystemAttributes.DeadLetterQueueSourceArn, "DeadLetterQueueSourceArn"u8.ToArray()),
+    ];
+
+    /// <summary>The name the reader is on as the one string kept for it, when it is a known system attribute: no string per message.</summary>
+    private static string? KnownSystemAttribute(ref Utf8JsonReader reader)
+    {
+        foreach ((string name, byte[] utf8) in KnownSystemAttributes)
+        {
+            if (reader.ValueTextEquals(utf8))
+            {
+                return name;
+            }
+        }
+
+        return null;
+    }
+
     /// <summary>Reads the property name the reader is on; false when it is not UTF-8.</summary>
     private static bool TryReadName(ref Utf8JsonReader reader, out string name)
     {
@@ -236,7 +279,7 @@ internal static class SqsReceiveAnswer
     }
 
     /// <summary>Reads <c>Attributes</c>, an object of strings; returns the problem, or <c>null</c>.</summary>
-    private static string? ReadSystemAttributes(ref Utf8JsonReader reader, out Dictionary<string, string>? system)
+    private static string? ReadSystemAttributes(ref Utf8JsonReader reader, out IReadOnlyDictionary<string, string>? system)
     {
         system = null;
         if (reader.TokenType != JsonTokenType.StartObject)
@@ -246,10 +289,13 @@ internal static class SqsReceiveAnswer
         }
 
         string? problem = null;
-        system = new Dictionary<string, string>(StringComparer.Ordinal);
+        var map = new SystemAttributeMap();
+        system = map;
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
-            bool named = TryReadName(ref reader, out string name);
+            string? known = KnownSystemAttribute(ref reader);
+            string name = known ?? string.Empty;
+            bool named = known is not null || TryReadName(ref reader, out name);
             reader.Read();
             if (reader.TokenType != JsonTokenType.String)
             {
@@ -261,7 +307,7 @@ internal static class SqsReceiveAnswer
             }
             else
             {
-                system[name] = value!;
+                map.Set(name, value!);
             }
         }
 

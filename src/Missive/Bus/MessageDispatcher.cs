@@ -139,7 +139,7 @@ internal sealed class MessageDispatcher
     {
         if (_telemetry.MeasuresEnvelopeSize)
         {
-            _telemetry.EnvelopeReceived(queue, System.Text.Encoding.UTF8.GetByteCount(message.Body), eventType);
+            _telemetry.EnvelopeReceived(queue, message.Utf8Length, eventType);
         }
     }
 

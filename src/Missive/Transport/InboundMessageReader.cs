@@ -76,20 +76,37 @@ public sealed class InboundMessageReader
     public InboundMessage Read(SqsMessage message)
     {
         ArgumentNullException.ThrowIfNull(message);
-        string body = message.Body ?? string.Empty;
 
         // SQS bodies are at most 1 MiB; allow for base64 and escaping around an envelope of MaxEnvelopeSize.
         long limit = (_settings.MaxEnvelopeSize * 2L) + 4096;
-        if ((long)body.Length * 3 > limit && Encoding.UTF8.GetByteCount(body) > limit)
+        if (message.HasUtf8Body)
         {
-            throw ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The message body is over {limit} bytes (twice SerializationOptions.MaxEnvelopeSize, plus room for a wrapper)");
+            ReadOnlyMemory<byte> utf8 = message.Utf8Body;
+            if (utf8.Length > limit)
+            {
+                throw TooLarge(limit);
+            }
+
+            return Read(message, utf8);
         }
 
+        string body = message.Body;
+        if ((long)body.Length * 3 > limit && Encoding.UTF8.GetByteCount(body) > limit)
+        {
+            throw TooLarge(limit);
+        }
+
+        using RentedBuffer encoded = Encode(body, out int length);
+        return Read(message, encoded.Memory[..length]);
+    }
+
+    /// <summary>Reads the body's UTF-8 bytes; on failure the exception keeps a copy of them (the caller may return its buffer).</summary>
+    private InboundMessage Read(SqsMessage message, ReadOnlyMemory<byte> utf8)
+    {
         try
         {
-            using RentedBuffer utf8 = Encode(body, out int length);
             var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes) };
-            MessageEnvelope? envelope = Unwrap(utf8.Memory[..length], depth: 0, ref state);
+            MessageEnvelope? envelope = Unwrap(utf8, depth: 0, ref state);
             if (envelope is null)
             {
                 return new InboundMessage(InboundMessageKind.SnsControlMessage, null);
@@ -102,30 +119,33 @@ public sealed class InboundMessageReader
         }
         catch (InvalidEnvelopeException e)
         {
-            e.RawBody = Encoding.UTF8.GetBytes(body); // from the text: the rented buffers are back in the pool
+            e.RawBody = utf8.ToArray();
             throw;
         }
         catch (JsonException e)
         {
-            throw Malformed("The message body is not well-formed JSON around the envelope.", body, e, e.BytePositionInLine ?? -1);
+            throw Malformed("The message body is not well-formed JSON around the envelope.", utf8, e, e.BytePositionInLine ?? -1);
         }
         catch (InvalidOperationException e)
         {
             // Decoding a wrapper string (the envelope itself is read by the serializers, which convert their own).
-            throw Malformed("A string around the envelope is not valid UTF-8.", body, e, -1);
+            throw Malformed("A string around the envelope is not valid UTF-8.", utf8, e, -1);
         }
         catch (FormatException e)
         {
-            throw Malformed("A binary SNS message attribute is not valid base64.", body, e, -1);
+            throw Malformed("A binary SNS message attribute is not valid base64.", utf8, e, -1);
         }
     }
+
+    private static InvalidEnvelopeException TooLarge(long limit)
+        => ThrowHelper.Create(InvalidEnvelopeReason.LimitExceeded, $"The message body is over {limit} bytes (twice SerializationOptions.MaxEnvelopeSize, plus room for a wrapper)");
 
     /// <summary>
     /// Reads the envelope in <paramref name="document"/>, unwrapping one wrapper per level. Each level's scan
     /// owns the buffer it unescapes into, so a buffer is released only after everything inside it was read.
     /// </summary>
     /// <returns>The envelope, or <c>null</c> for an SNS control message.</returns>
-    private MessageEnvelope? Unwrap(Memory<byte> document, int depth, ref UnwrapState state)
+    private MessageEnvelope? Unwrap(ReadOnlyMemory<byte> document, int depth, ref UnwrapState state)
     {
         using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader);
         WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
@@ -160,7 +180,7 @@ public sealed class InboundMessageReader
     }
 
     /// <summary>Reads an EventBridge <c>detail</c>: an object read where it lies, or a string holding one.</summary>
-    private MessageEnvelope? UnwrapDetail(Memory<byte> document, WrapperMember detail, int depth, ref UnwrapState state)
+    private MessageEnvelope? UnwrapDetail(ReadOnlyMemory<byte> document, WrapperMember detail, int depth, ref UnwrapState state)
     {
         if (detail.TokenType == JsonTokenType.String)
         {
@@ -168,7 +188,7 @@ public sealed class InboundMessageReader
             return Unwrap(unescaped.Memory[..length], depth + 1, ref state);
         }
 
-        Memory<byte> value = document.Slice((int)detail.Start, (int)detail.Length);
+        ReadOnlyMemory<byte> value = document.Slice((int)detail.Start, (int)detail.Length);
         if (EventBridgeProtobufDetail.TryUnwrap(value.Span, _settings.JsonReaderOptions, out Range body))
         {
             state.Format = EnvelopeFormat.Protobuf;
@@ -178,7 +198,7 @@ public sealed class InboundMessageReader
         return Unwrap(value, depth + 1, ref state);
     }
 
-    private MessageEnvelope ReadEnvelope(Memory<byte> payload, EnvelopeFormat? format)
+    private MessageEnvelope ReadEnvelope(ReadOnlyMemory<byte> payload, EnvelopeFormat? format)
     {
         EnvelopeFormat actual = format ?? EnvelopeFormatDetector.Detect(payload.Span);
         if (actual == EnvelopeFormat.Protobuf)
@@ -215,10 +235,10 @@ public sealed class InboundMessageReader
         return buffer;
     }
 
-    private InvalidEnvelopeException Malformed(string message, string body, Exception cause, long position)
+    private InvalidEnvelopeException Malformed(string message, ReadOnlyMemory<byte> body, Exception cause, long position)
     {
         InvalidEnvelopeException e = ThrowHelper.Create(InvalidEnvelopeReason.Malformed, message, position, inner: _settings.LogMessageContent ? cause : null);
-        e.RawBody = Encoding.UTF8.GetBytes(body);
+        e.RawBody = body.ToArray();
         return e;
     }
 

@@ -1,17 +1,56 @@
+using System;
 using System.Collections.Generic;
+using System.Text;
 
 namespace Missive.Transport;
 
 /// <summary>A message as SQS's ReceiveMessage returns it, with no dependency on the AWS SDK.</summary>
+/// <remarks>
+/// The body is given either as text (<see cref="Body"/>) or as its UTF-8 bytes (<see cref="Utf8Body"/>), as a transport
+/// has it: a transport that reads SQS's answer as bytes hands the bytes over, and <see cref="InboundMessageReader"/>
+/// reads the envelope from them without a string ever being made; <see cref="Body"/> is decoded from them only when
+/// something asks for it.
+/// </remarks>
 public sealed class SqsMessage
 {
+    private string? _body;
+    private ReadOnlyMemory<byte> _utf8Body;
+    private bool _hasUtf8Body;
+
     private static readonly Dictionary<string, string> NoSystemAttributes = [];
     private static readonly Dictionary<string, MessageAttributeValue> NoMessageAttributes = [];
     private readonly IReadOnlyDictionary<string, string> _systemAttributes = NoSystemAttributes;
     private readonly IReadOnlyDictionary<string, MessageAttributeValue> _messageAttributes = NoMessageAttributes;
 
-    /// <summary>Gets the body: text (SQS bodies are text; binary envelopes travel as base64).</summary>
-    public required string Body { get; init; }
+    /// <summary>
+    /// Gets the body: text (SQS bodies are text; binary envelopes travel as base64). Given as <see cref="Utf8Body"/>, it
+    /// is decoded on first use. Empty when neither was given.
+    /// </summary>
+    public string Body
+    {
+        get => _body ??= _hasUtf8Body ? Encoding.UTF8.GetString(_utf8Body.Span) : string.Empty;
+        init => _body = value;
+    }
+
+    /// <summary>
+    /// Gets the body as UTF-8 bytes (valid UTF-8: a transport that sets it has checked). Given as <see cref="Body"/>,
+    /// it is encoded on each use: read <see cref="HasUtf8Body"/> to tell which a transport gave.
+    /// </summary>
+    public ReadOnlyMemory<byte> Utf8Body
+    {
+        get => _hasUtf8Body ? _utf8Body : Encoding.UTF8.GetBytes(Body);
+        init
+        {
+            _utf8Body = value;
+            _hasUtf8Body = true;
+        }
+    }
+
+    /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8Body"/>) rather than as text (give one or the other).</summary>
+    public bool HasUtf8Body => _hasUtf8Body;
+
+    /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
+    internal int Utf8Length => HasUtf8Body ? _utf8Body.Length : Encoding.UTF8.GetByteCount(Body);
 
     /// <summary>Gets the SQS message id.</summary>
     public string MessageId { get; init; } = string.Empty;

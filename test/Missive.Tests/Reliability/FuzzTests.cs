@@ -117,6 +117,74 @@ public sealed class FuzzTests
             }
         });
 
+    [Fact]
+    public Task ReceiveAnswers_OnlyThrowTheTypedException_AndKeepOnlyMessagesThatCheckOut()
+        => RunAsync("sqs-receive-answer", 5_000_000, ReceiveAnswerCorpus(), input =>
+        {
+            // A whole ReceiveMessage answer, cut or mutated: the answer fails whole only with the transport's typed
+            // error; a message it keeps has valid UTF-8 bytes whose MD5 is the one SQS returned (digests on), and
+            // reading it gives an envelope or the typed envelope error. The unescaping scratch is the counting pool.
+            var response = new Missive.Aws.Protocol.AwsResponse(input, input.Length, "fuzz");
+            var skipped = new List<(string? MessageId, string Problem)>();
+            List<SqsMessage> messages;
+            try
+            {
+                messages = Missive.Aws.Sqs.SqsReceiveAnswer.Read(response, verifyDigests: true, skipped, Pool);
+            }
+            catch (MessageTransportException)
+            {
+                return;
+            }
+
+            foreach (SqsMessage message in messages)
+            {
+                if (!System.Text.Unicode.Utf8.IsValid(message.Utf8Body.Span))
+                {
+                    throw new InvalidOperationException("A kept message's body is not valid UTF-8.");
+                }
+
+                Try(() => Inbound.Read(message).Envelope);
+            }
+        });
+
+    /// <summary>ReceiveMessage answers around the SQS bodies of <see cref="BodyCorpus"/>: with their real digests, one, three or ten to an answer, with and without message attributes, and one with a wrong digest.</summary>
+    [System.Diagnostics.CodeAnalysis.SuppressMessage("Security", "CA5351", Justification = "SQS defines its body digest as MD5.")]
+    private static List<byte[]> ReceiveAnswerCorpus()
+    {
+        List<byte[]> bodies = BodyCorpus();
+        bodies.Add(Encoding.UTF8.GetBytes("caf\u00e9 \"quoted\" \ud83d\ude00 \u0000 plain text"));
+        var corpus = new List<byte[]>();
+        for (int first = 0; first < bodies.Count; first++)
+        {
+            foreach (int count in new[] { 1, 3, 10 })
+            {
+                var answer = new StringBuilder("{\"Messages\":[");
+                for (int i = 0; i < count; i++)
+                {
+                    string body = Encoding.UTF8.GetString(bodies[(first + i) % bodies.Count]);
+                    bool attributes = (first + i) % 2 == 0;
+                    string digest = Convert.ToHexStringLower(System.Security.Cryptography.MD5.HashData(Encoding.UTF8.GetBytes(body)));
+                    answer.Append(i > 0 ? "," : string.Empty)
+                        .Append("{\"MessageId\":\"m-").Append(first).Append('-').Append(i)
+                        .Append("\",\"ReceiptHandle\":\"AQEB").Append(first).Append(i).Append(new string('r', 40))
+                        .Append("\",\"MD5OfBody\":\"").Append(count == 3 && i == 1 ? new string('0', 32) : digest)
+                        .Append("\",\"Body\":").Append(System.Text.Json.JsonSerializer.Serialize(body))
+                        .Append(",\"Attributes\":{\"ApproximateReceiveCount\":\"2\",\"SentTimestamp\":\"1762180029441\",\"MessageGroupId\":\"g\"}");
+                    if (attributes)
+                    {
+                        answer.Append(",\"MD5OfMessageAttributes\":\"19e27d4e946b072f3f58da80d94fd778\",\"MessageAttributes\":{\"attribName1\":{\"DataType\":\"String\",\"StringValue\":\"attribValue 1\"}}");
+                    }
+
+                    answer.Append('}');
+                }
+
+                corpus.Add(Encoding.UTF8.GetBytes(answer.Append("]}").ToString()));
+            }
+        }
+
+        return corpus;
+    }
+
     /// <summary>The same envelope (as written, with its wrapper ids), or the same error (reason, message and position).</summary>
     private static bool Same(Outcome a, Outcome b)
         => a.Envelope is not null && b.Envelope is not null

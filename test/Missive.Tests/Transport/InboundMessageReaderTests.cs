@@ -559,4 +559,47 @@ public sealed class InboundMessageReaderTests
             throw new FormatException("the application cannot read this");
         }
     }
+
+    [Theory]
+    [InlineData("""{"id":"1","source":"/s","specversion":"1.0","type":"notes.text","data":"caf\u00e9 \ud83d\ude00"}""")]
+    [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"arn:aws:sns:x:1:t\",\"Message\":\"{\\\"id\\\":\\\"1\\\",\\\"source\\\":\\\"/s\\\",\\\"specversion\\\":\\\"1.0\\\",\\\"type\\\":\\\"notes.text\\\",\\\"data\\\":\\\"é\\\"}\"}")]
+    [InlineData("""{"id":"1","source":"/s","specversion":"1.0","type":"notes.text","data":"x",}""")] // malformed
+    [InlineData("""{"id":"1","source":"/s","specversion":"1.0","type":"no.such.type","data":"x"}""")] // unregistered
+    public void Read_ABodyGivenAsUtf8Bytes_ReadsAsTheSameBodyGivenAsText_AndNoStringIsMade(string body)
+    {
+        InboundMessageReader reader = Create();
+        var asText = new SqsMessage { Body = body, MessageId = "m-1", ReceiptHandle = "r-1" };
+        var asBytes = new SqsMessage { Utf8Body = Encoding.UTF8.GetBytes(body), MessageId = "m-1", ReceiptHandle = "r-1" };
+
+        string text = Outcome(reader, asText), bytes = Outcome(reader, asBytes);
+
+        Assert.Equal(text, bytes);
+        Assert.True(asBytes.HasUtf8Body);
+        Assert.False(asText.HasUtf8Body);
+        Assert.Equal(body, asBytes.Body); // decoded when asked for
+        Assert.Equal(Encoding.UTF8.GetBytes(body), asText.Utf8Body.ToArray());
+
+        static string Outcome(InboundMessageReader reader, SqsMessage message)
+        {
+            try
+            {
+                MessageEnvelope envelope = reader.Read(message).Envelope!;
+                return $"{envelope.Id} {((MessageEnvelope<string>)envelope).Message} {envelope.SqsMetadata!.MessageId}";
+            }
+            catch (InvalidEnvelopeException e)
+            {
+                return $"{e.Reason} {e.Position} {e.Message} {Convert.ToHexString(e.RawBody.Span)}";
+            }
+        }
+    }
+
+    [Fact]
+    public void ASqsMessageWithNoBody_HasAnEmptyBody()
+    {
+        var message = new SqsMessage { MessageId = "m" };
+
+        Assert.Equal(string.Empty, message.Body);
+        Assert.True(message.Utf8Body.IsEmpty);
+        Assert.False(message.HasUtf8Body);
+    }
 }

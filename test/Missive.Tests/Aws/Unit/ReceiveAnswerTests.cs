@@ -33,6 +33,7 @@ public sealed class ReceiveAnswerTests
         { "body-digest", "MD5 digest of its body" },
         { "attributes-digest", "MD5 digest of its message attributes" },
         { "body-not-utf8", "body is not UTF-8" },
+        { "body-escaped-lone-surrogate", "body is not UTF-8" },
         { "attribute-not-base64", "message attributes does not parse" },
         { "attribute-not-utf8", "message attributes does not parse" },
         { "message-id-too-long", "MessageId is over 100 characters" },
@@ -229,6 +230,11 @@ public sealed class ReceiveAnswerTests
                 answer.Write([0xFF, 0xFE]);
             }
 
+            if (bad && spoiled == "body-escaped-lone-surrogate")
+            {
+                Write("\\ud800 and an escaped quote \\\"");
+            }
+
             Write("\",\"Attributes\":{\"ApproximateReceiveCount\":\"1\"},");
             Write("\"MD5OfMessageAttributes\":\"" + (bad && spoiled == "attributes-digest" ? new string('0', 32) : "19e27d4e946b072f3f58da80d94fd778") + "\",");
             Write("\"MessageAttributes\":{\"attribName1\":{\"DataType\":\"String\",\"StringValue\":\"attribValue 1\"}");
@@ -308,5 +314,17 @@ public sealed class ReceiveAnswerTests
         public override void SetLength(long value) => throw new NotSupportedException();
 
         public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
+    }
+
+    [Fact]
+    public void AnAnswerWithAMemberNameThatCannotBeDecoded_FailsWhole_WithTheTransportsTypedError()
+    {
+        // Found by the answer fuzz target: System.Text.Json throws InvalidOperationException comparing such a name.
+        byte[] answer = Encoding.UTF8.GetBytes("{\"Messages\":[{\"MessageId\":\"m\",\"\\ud800x\":1,\"ReceiptHandle\":\"r\",\"Body\":\"b\"}]}");
+
+        var error = Assert.Throws<MessageTransportException>(() => Missive.Aws.Sqs.SqsReceiveAnswer.Read(new Missive.Aws.Protocol.AwsResponse(answer, answer.Length, "req"), verifyDigests: false, []));
+
+        Assert.Equal("MalformedResponse", error.ErrorCode);
+        Assert.Contains("member name that is not UTF-8", error.Message, StringComparison.Ordinal);
     }
 }

@@ -1,0 +1,161 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Net.Http;
+using System.Threading.Tasks;
+using Amazon.Runtime;
+using Missive.Aws;
+using Missive.Json;
+using Missive.Protobuf;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+using Xunit.Abstractions;
+
+namespace Missive.Tests.Aws.Unit;
+
+/// <summary>
+/// What Missive.Aws allocates per message for the SQS calls of a bus, in calls of 10 over an in-process endpoint that
+/// replays recorded answers (<see cref="ReplayEndpoint"/>), after warm-up, for orders of 1 and 10 lines: pinned, as
+/// the serializers' allocations are, so that a change that brings garbage back fails here. The figures and the
+/// comparison with AWSSDK.SQS are in <c>benchmarks/results/transport/</c>. Measured over the whole process (a
+/// collection that runs alone), since a continuation may run on another thread.
+/// </summary>
+[Collection(ProcessAllocationCollection.Name)]
+public sealed class TransportAllocationTests(ITestOutputHelper output) : IDisposable
+{
+    private const int Batch = 10;
+    private const int Rounds = 50;
+    private const string Queue = "bench";
+
+    private readonly List<IDisposable> _owned = [];
+
+    public void Dispose()
+    {
+        foreach (IDisposable owned in _owned)
+        {
+            owned.Dispose();
+        }
+    }
+
+    [Theory]
+    [InlineData(1, 2_150)] // measured 1,932 B: the body's bytes, its receipt handle and id strings, the message and its
+    [InlineData(10, 2_500)] // system attributes, and a tenth of the call (request, signing, answer); 2,286 B at 10 lines
+    public async Task ReceiveAndRead_AllocatesAtMost_BeyondTheReaderAlone_PerMessage(int lines, int budget)
+    {
+        (AwsTransport transport, InboundMessageReader reader, SqsMessage[] bodies) = Create(lines);
+        SqsMessage[] asBytes = Array.ConvertAll(bodies, static m => new SqsMessage { Utf8Body = m.Utf8Body, MessageId = m.MessageId, ReceiptHandle = m.ReceiptHandle });
+
+        double alone = await PerMessageAsync(() =>
+        {
+            foreach (SqsMessage message in asBytes)
+            {
+                Assert.NotNull(reader.Read(message).Envelope);
+            }
+
+            return Task.CompletedTask;
+        });
+        double perMessage = await PerMessageAsync(async () =>
+        {
+            IReadOnlyList<SqsMessage> messages = await transport.ReceiveAsync(Queue, Batch, TimeSpan.Zero);
+            Assert.Equal(Batch, messages.Count);
+            foreach (SqsMessage message in messages)
+            {
+                Assert.NotNull(reader.Read(message).Envelope);
+            }
+        });
+
+        output.WriteLine($"receive and read, {lines} lines: {perMessage:N0} B per message, the reader alone {alone:N0} B, beyond it {perMessage - alone:N0} B");
+        Assert.True(perMessage - alone <= budget, $"{perMessage - alone:N0} B per message beyond the reader alone ({alone:N0} B), over the budget of {budget:N0} B");
+    }
+
+    [Theory]
+    [InlineData(1, 520)] // measured 457-474 B: a tenth of the call; the handles are the caller's
+    [InlineData(10, 520)]
+    public async Task DeleteBatch_AllocatesAtMost_PerMessage(int lines, int budget)
+    {
+        (AwsTransport transport, InboundMessageReader _, SqsMessage[] bodies) = Create(lines);
+        var handles = new List<string>(Batch);
+        foreach (SqsMessage message in bodies)
+        {
+            handles.Add(message.ReceiptHandle);
+        }
+
+        double perMessage = await PerMessageAsync(async () =>
+        {
+            IReadOnlyList<BatchEntryResult> results = await transport.DeleteBatchAsync(Queue, handles);
+            Assert.True(results[Batch - 1].Succeeded);
+        });
+
+        output.WriteLine($"delete, {lines} lines: {perMessage:N0} B per message");
+        Assert.True(perMessage <= budget, $"{perMessage:N0} B per message, over the budget of {budget:N0} B");
+    }
+
+    [Theory]
+    [InlineData(1, 820)] // measured 745 B, bodies already written: a tenth of the call and the entry's result
+    [InlineData(10, 820)]
+    public async Task SendBatch_AllocatesAtMost_PerMessage(int lines, int budget)
+    {
+        (AwsTransport transport, InboundMessageReader _, SqsMessage[] bodies) = Create(lines);
+        var requests = new SqsSendRequest[Batch];
+        for (int i = 0; i < Batch; i++)
+        {
+            requests[i] = new SqsSendRequest { QueueName = Queue, MessageBody = bodies[i].Body };
+        }
+
+        double perMessage = await PerMessageAsync(async () =>
+        {
+            IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync(requests);
+            Assert.True(results[Batch - 1].Succeeded, results[Batch - 1].ErrorMessage);
+        });
+
+        output.WriteLine($"send (bodies written), {lines} lines: {perMessage:N0} B per message");
+        Assert.True(perMessage <= budget, $"{perMessage:N0} B per message, over the budget of {budget:N0} B");
+    }
+
+    /// <summary>Bytes the process allocates per message of <paramref name="call"/> (a call of 10), after warm-up.</summary>
+    private static async Task<double> PerMessageAsync(Func<Task> call)
+    {
+        for (int i = 0; i < 20; i++)
+        {
+            await call();
+        }
+
+        long before = GC.GetTotalAllocatedBytes(precise: true);
+        for (int i = 0; i < Rounds; i++)
+        {
+            await call();
+        }
+
+        return (GC.GetTotalAllocatedBytes(precise: true) - before) / (double)(Rounds * Batch);
+    }
+
+    private (AwsTransport Transport, InboundMessageReader Reader, SqsMessage[] Bodies) Create(int lines)
+    {
+        MessageTypeMap map = TestSerializers.Map();
+        var json = new Utf8JsonEnvelopeSerializer(map);
+        var protobuf = new ProtobufEnvelopeSerializer(map);
+        _owned.Add(json);
+        _owned.Add(protobuf);
+        var bodies = new SqsMessage[Batch];
+        for (int i = 0; i < Batch; i++)
+        {
+            MessageEnvelope<Order> envelope = Orders.Envelope(lines);
+            bodies[i] = new SqsMessage
+            {
+                Body = json.SerializeToString(envelope),
+                MessageId = i.ToString("x8", CultureInfo.InvariantCulture) + "-5f8b-4d7e-b6c2-0e3f1a7d9b24",
+                ReceiptHandle = "AQEB" + i.ToString("x8", CultureInfo.InvariantCulture) + new string('r', 172),
+            };
+        }
+
+        var endpoint = new ReplayEndpoint(bodies);
+        _owned.Add(endpoint);
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret") };
+        options.QueueUrls[Queue] = new Uri(ReplayEndpoint.QueueUrl);
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        _owned.Add(transport);
+        return (transport, TestSerializers.Inbound(json, protobuf, map.Options), bodies);
+    }
+}
