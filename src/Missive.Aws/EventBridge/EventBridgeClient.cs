@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Net.Http.Headers;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
@@ -18,10 +17,7 @@ namespace Missive.Aws.EventBridge;
 /// </summary>
 internal sealed class EventBridgeClient
 {
-    /// <summary>The most entries one PutEvents call takes.</summary>
-    public const int MaxBatchEntries = 10;
-
-    private static readonly MediaTypeHeaderValue ContentType = new("application/x-amz-json-1.1");
+    private static readonly AwsContentType ContentType = new("application/x-amz-json-1.1");
     private const string Target = "AWSEvents.PutEvents";
 
     private readonly AwsServiceClient _service;
@@ -48,13 +44,13 @@ internal sealed class EventBridgeClient
         return eventId!;
     }
 
-    /// <summary>Puts events in calls of at most 10 entries; one result per entry, in order. Failed entries are not retried here.</summary>
+    /// <summary>Puts events in calls within EventBridge's batch limits (<see cref="BatchCalls.EventBridgePutEvents"/>); one result per entry, in order. Failed entries are not retried here.</summary>
     public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken)
     {
         var results = new BatchEntryResult[entries.Count];
-        for (int start = 0; start < entries.Count; start += MaxBatchEntries)
+        for (int start = 0, end; start < entries.Count; start = end)
         {
-            int end = Math.Min(start + MaxBatchEntries, entries.Count);
+            end = BatchCalls.End(entries, start, BatchCalls.EventBridgePutEvents, 0, static (entry, _) => BatchCalls.EventBridgeEntrySize(entry));
             using PooledBufferWriter body = Body(entries, start, end);
             using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
             BatchEntryResult[] chunk = ReadAnswer(response, end - start);

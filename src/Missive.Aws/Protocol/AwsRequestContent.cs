@@ -14,13 +14,21 @@ namespace Missive.Aws.Protocol;
 /// </summary>
 internal sealed class AwsRequestContent : HttpContent
 {
-    public AwsRequestContent(ReadOnlyMemory<byte> body, MediaTypeHeaderValue contentType)
+    public AwsRequestContent(ReadOnlyMemory<byte> body, AwsContentType contentType, string? target)
     {
         Body = body;
-        Headers.ContentType = contentType;
+        Headers.ContentType = contentType.Header;
+        ContentTypeText = contentType.Text;
+        Target = target;
     }
 
     public ReadOnlyMemory<byte> Body { get; }
+
+    /// <summary>Gets the content type as it is signed: the text of the header, computed once per service, not per request.</summary>
+    public string ContentTypeText { get; }
+
+    /// <summary>Gets the request's <c>X-Amz-Target</c> (JSON protocols), or <c>null</c>: the signer reads it here rather than parsing the header back.</summary>
+    public string? Target { get; }
 
     protected override Task SerializeToStreamAsync(Stream stream, TransportContext? context)
         => stream.WriteAsync(Body).AsTask();
@@ -38,4 +46,18 @@ internal sealed class AwsRequestContent : HttpContent
     }
 
     protected override Task<Stream> CreateContentReadStreamAsync() => Task.FromResult<Stream>(new MemoryStream(Body.ToArray(), writable: false));
+}
+
+/// <summary>A content type with its text, both made once per service.</summary>
+internal sealed class AwsContentType
+{
+    public AwsContentType(string text)
+    {
+        Header = MediaTypeHeaderValue.Parse(text);
+        Text = Header.ToString(); // what the header sends, so what is signed is what is sent
+    }
+
+    public MediaTypeHeaderValue Header { get; }
+
+    public string Text { get; }
 }

@@ -21,7 +21,7 @@ namespace Missive.Aws.Protocol;
 /// </remarks>
 internal sealed class AwsServiceClient
 {
-    private static readonly ProductInfoHeaderValue UserAgent = new("missive-aws", typeof(AwsServiceClient).Assembly.GetName().Version?.ToString(3) ?? "0");
+    private static readonly string UserAgent = new ProductInfoHeaderValue("missive-aws", typeof(AwsServiceClient).Assembly.GetName().Version?.ToString(3) ?? "0").ToString();
 
     private readonly HttpClient _http;
     private readonly AwsRetryStrategy _retry;
@@ -68,7 +68,7 @@ internal sealed class AwsServiceClient
     /// <param name="checkAnswer">Inspects a successful answer inside the attempt; a failure it returns is handled as the attempt's failure (retried when transient).</param>
     /// <returns>The answer; dispose it.</returns>
     /// <exception cref="MessageTransportException">The call failed for good.</exception>
-    public async Task<AwsResponse> PostAsync(string operation, MediaTypeHeaderValue contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, CancellationToken cancellationToken, Func<AwsResponse, AwsServiceFailure?>? checkAnswer = null)
+    public async Task<AwsResponse> PostAsync(string operation, AwsContentType contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, CancellationToken cancellationToken, Func<AwsResponse, AwsServiceFailure?>? checkAnswer = null)
     {
         int attempts = 0;
         try
@@ -97,12 +97,12 @@ internal sealed class AwsServiceClient
         }
     }
 
-    private async ValueTask<AwsResponse> SendOnceAsync(string operation, MediaTypeHeaderValue contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, Func<AwsResponse, AwsServiceFailure?>? checkAnswer, CancellationToken cancellationToken)
+    private async ValueTask<AwsResponse> SendOnceAsync(string operation, AwsContentType contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, Func<AwsResponse, AwsServiceFailure?>? checkAnswer, CancellationToken cancellationToken)
     {
         using var attempt = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
         attempt.CancelAfter(_attemptTimeout + longPoll);
-        using var request = new HttpRequestMessage(HttpMethod.Post, Endpoint) { Content = new AwsRequestContent(body, contentType) };
-        request.Headers.UserAgent.Add(UserAgent);
+        using var request = new HttpRequestMessage(HttpMethod.Post, Endpoint) { Content = new AwsRequestContent(body, contentType, target) };
+        request.Headers.TryAddWithoutValidation("User-Agent", UserAgent); // as text: no header value collection per request
         if (target is not null)
         {
             request.Headers.TryAddWithoutValidation("X-Amz-Target", target);

@@ -84,8 +84,18 @@ internal sealed class SigV4Signer
     {
         Uri uri = request.RequestUri ?? throw new InvalidOperationException("The request has no URI.");
         string host = uri.IsDefaultPort ? uri.IdnHost : uri.IdnHost + ":" + uri.Port.ToString(CultureInfo.InvariantCulture);
-        string? contentType = request.Content?.Headers.ContentType?.ToString();
-        string? target = request.Headers.TryGetValues("X-Amz-Target", out var targets) ? string.Join(",", targets) : null;
+        string? contentType, target;
+        if (request.Content is AwsRequestContent own)
+        {
+            contentType = own.ContentTypeText; // made once per service, not per request
+            target = own.Target;
+        }
+        else
+        {
+            contentType = request.Content?.Headers.ContentType?.ToString();
+            target = request.Headers.TryGetValues("X-Amz-Target", out var targets) ? string.Join(",", targets) : null;
+        }
+
         string? token = credentials.UseToken ? credentials.Token : null;
 
         Span<byte> amzDate = stackalloc byte[16]; // yyyyMMddTHHmmssZ
@@ -191,22 +201,24 @@ internal sealed class SigV4Signer
     {
         const string credential = " Credential=", signed = ", SignedHeaders=", signatureName = ", Signature=";
         int length = Algorithm.Length + credential.Length + accessKey.Length + 1 + scope.Length + signed.Length + signedHeaders.Length + signatureName.Length + signature.Length;
-        var builder = new StringBuilder(length);
-        builder.Append(Algorithm).Append(credential).Append(accessKey).Append('/');
-        AppendAscii(builder, scope);
-        builder.Append(signed);
-        AppendAscii(builder, signedHeaders);
-        builder.Append(signatureName);
-        AppendAscii(builder, signature);
-        return builder.ToString();
+        Span<char> text = length <= 512 ? stackalloc char[length] : new char[length];
+        int at = 0;
+        Append(text, ref at, Algorithm);
+        Append(text, ref at, credential);
+        Append(text, ref at, accessKey);
+        text[at++] = '/';
+        at += Encoding.ASCII.GetChars(scope, text[at..]);
+        Append(text, ref at, signed);
+        at += Encoding.ASCII.GetChars(signedHeaders, text[at..]);
+        Append(text, ref at, signatureName);
+        at += Encoding.ASCII.GetChars(signature, text[at..]);
+        return new string(text[..at]); // the header's one string
     }
 
-    private static void AppendAscii(StringBuilder builder, ReadOnlySpan<byte> ascii)
+    private static void Append(Span<char> text, ref int at, string value)
     {
-        foreach (byte b in ascii)
-        {
-            builder.Append((char)b);
-        }
+        value.CopyTo(text[at..]);
+        at += value.Length;
     }
 
     /// <summary>The signing key of a day: HMAC chains over the date, region, service and <c>aws4_request</c>, kept until the day or the secret changes.</summary>

@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using System.Net.Http.Headers;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
@@ -19,10 +18,7 @@ namespace Missive.Aws.Sns;
 /// </summary>
 internal sealed class SnsClient
 {
-    /// <summary>The most entries one PublishBatch call takes.</summary>
-    public const int MaxBatchEntries = 10;
-
-    private static readonly MediaTypeHeaderValue ContentType = MediaTypeHeaderValue.Parse("application/x-www-form-urlencoded; charset=utf-8");
+    private static readonly AwsContentType ContentType = new("application/x-www-form-urlencoded; charset=utf-8");
     private const string ApiVersion = "2010-03-31";
 
     private readonly AwsServiceClient _service;
@@ -74,14 +70,14 @@ internal sealed class SnsClient
             : messageId;
     }
 
-    /// <summary>Publishes the requests of one topic in calls of at most 10 entries; results in request order.</summary>
+    /// <summary>Publishes the requests of one topic in calls within SNS's batch limits (<see cref="BatchCalls.SnsPublish"/>); results in request order.</summary>
     public async Task<BatchEntryResult[]> PublishBatchAsync(string topic, IReadOnlyList<(int Index, SnsPublishRequest Request)> requests, CancellationToken cancellationToken)
     {
         string topicArn = GetTopicArn(topic);
         var results = new BatchEntryResult[requests.Count];
-        for (int start = 0; start < requests.Count; start += MaxBatchEntries)
+        for (int start = 0, end; start < requests.Count; start = end)
         {
-            int end = Math.Min(start + MaxBatchEntries, requests.Count);
+            end = BatchCalls.End(requests, start, BatchCalls.SnsPublish, 0, static (entry, _) => entry.Request.ComputeSize());
             var form = new QueryForm("PublishBatch", ApiVersion);
             form.Add("TopicArn", topicArn);
             for (int i = start; i < end; i++)

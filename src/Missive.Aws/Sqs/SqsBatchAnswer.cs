@@ -21,7 +21,7 @@ internal static class SqsBatchAnswer
     /// <paramref name="start"/>); an entry the answer does not mention is <c>NoAnswer</c>.
     /// </summary>
     /// <param name="response">The answer.</param>
-    /// <param name="operation">The operation, for errors (for example <c>SQS SendMessageBatch</c>).</param>
+    /// <param name="operation">The operation, for errors (for example <c>SendMessageBatch</c>).</param>
     /// <param name="start">The position of the call's first entry.</param>
     /// <param name="end">The position after the call's last entry.</param>
     /// <param name="results">Where the results go.</param>
@@ -68,11 +68,11 @@ internal static class SqsBatchAnswer
         }
         catch (JsonException e)
         {
-            throw AwsJson.Malformed(operation, "a body that is not JSON", response.RequestId, e);
+            throw AwsJson.Malformed("SQS " + operation, "a body that is not JSON", response.RequestId, e);
         }
         catch (InvalidOperationException e)
         {
-            throw AwsJson.Malformed(operation, "a string that is not UTF-8", response.RequestId, e);
+            throw AwsJson.Malformed("SQS " + operation, "a string that is not UTF-8", response.RequestId, e);
         }
 
         for (int i = 0; i < answered.Length; i++)
@@ -101,7 +101,7 @@ internal static class SqsBatchAnswer
                 messageId = StringOrNull(ref reader);
                 if (messageId is { Length: > AwsJson.MaxIdLength })
                 {
-                    throw AwsJson.Malformed(operation, $"a MessageId over {AwsJson.MaxIdLength} characters", null);
+                    throw AwsJson.Malformed("SQS " + operation, $"a MessageId over {AwsJson.MaxIdLength} characters", null);
                 }
             }
             else if (withIds && reader.ValueTextEquals("MD5OfMessageBody"u8))
@@ -176,11 +176,11 @@ internal static class SqsBatchAnswer
         }
 
         string id = reader.TokenType == JsonTokenType.String ? reader.GetString()! : reader.TokenType.ToString();
-        throw AwsJson.Malformed(operation, $"an entry id '{id}' that was not sent", null);
+        throw AwsJson.Malformed("SQS " + operation, $"an entry id '{id}' that was not sent", null);
     }
 
     private static int Required(int index, string operation)
-        => index >= 0 ? index : throw AwsJson.Malformed(operation, "an entry without an Id", null);
+        => index >= 0 ? index : throw AwsJson.Malformed("SQS " + operation, "an entry without an Id", null);
 
     private static string? StringOrNull(ref Utf8JsonReader reader)
     {
@@ -197,7 +197,7 @@ internal static class SqsBatchAnswer
     {
         if (reader.TokenType != type)
         {
-            throw AwsJson.Malformed(operation, $"JSON that is not a batch answer ({reader.TokenType} where {type} belongs)", response.RequestId);
+            throw AwsJson.Malformed("SQS " + operation, $"JSON that is not a batch answer ({reader.TokenType} where {type} belongs)", response.RequestId);
         }
     }
 }

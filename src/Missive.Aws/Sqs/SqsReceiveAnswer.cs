@@ -1,7 +1,6 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
-using System.Text;
 using System.Text.Json;
 using Missive.Aws.Protocol;
 using Missive.Transport;

@@ -23,4 +23,8 @@ public sealed class SnsPublishRequest
 
     /// <summary>Gets the FIFO deduplication id, or <c>null</c>.</summary>
     public string? MessageDeduplicationId { get; init; }
+
+    /// <summary>Computes the size SNS counts for this message against its limits (a publish's and a batch's): the message plus every attribute's name, type and value, in UTF-8 bytes.</summary>
+    /// <returns>The size in bytes.</returns>
+    public long ComputeSize() => SqsRules.MessageSize(Message, MessageAttributes);
 }

@@ -1,0 +1,71 @@
+using System;
+using System.Collections.Generic;
+using Missive.Aws.Protocol;
+using Missive.Transport;
+
+namespace Missive.Tests.Aws.Unit;
+
+/// <summary>The one splitter of batch calls, against the limits the services' API references state.</summary>
+public sealed class BatchCallsTests
+{
+    [Fact]
+    public void Calls_TakeAtMostTenEntries()
+    {
+        var handles = new List<string>();
+        for (int i = 0; i < 23; i++)
+        {
+            handles.Add("r" + i);
+        }
+
+        Assert.Equal([10, 10, 3], Calls(handles, BatchCalls.SqsReceipts, null));
+    }
+
+    [Theory]
+    [InlineData("sqs", 1024 * 1024, new[] { 4, 4, 2 })] // 250 KiB each: four fit in 1 MiB
+    [InlineData("sns", 256 * 1024, new[] { 1, 1, 1, 1, 1, 1, 1, 1, 1, 1 })] // one per call within 256 KiB
+    public void Calls_StayWithinTheServicesPayload(string service, int limit, int[] expected)
+    {
+        var sizes = new List<long>();
+        for (int i = 0; i < 10; i++)
+        {
+            sizes.Add(250 * 1024);
+        }
+
+        BatchLimits limits = service == "sqs" ? BatchCalls.SqsSend : BatchCalls.SnsPublish;
+
+        Assert.Equal(limit, limits.MaxPayload);
+        Assert.Equal(expected, Calls(sizes, limits, static (size, _) => size));
+    }
+
+    [Fact]
+    public void AnEntryOverTheLimitOnItsOwn_IsSentAlone_ForTheServiceToRefuse()
+    {
+        List<long> sizes = [10, 2 * 1024 * 1024, 10, 10];
+
+        Assert.Equal([1, 1, 2], Calls(sizes, BatchCalls.SqsSend, static (size, _) => size));
+    }
+
+    [Fact]
+    public void AnEventBridgeEntry_CountsAsTheUserGuideSays()
+    {
+        // 14 bytes for a time, then the UTF-8 bytes of Source, DetailType, Detail and each resource.
+        var entry = new EventBridgeEntry { EventBusName = "not counted", Source = "é/s", DetailType = "t", Detail = "{}", Resources = ["arn:r"], Time = DateTimeOffset.UnixEpoch };
+        var untimed = new EventBridgeEntry { EventBusName = "b", Source = "s", DetailType = "t", Detail = "{}" };
+
+        Assert.Equal(14 + 4 + 1 + 2 + 5, BatchCalls.EventBridgeEntrySize(entry));
+        Assert.Equal(1 + 1 + 2, BatchCalls.EventBridgeEntrySize(untimed));
+        Assert.True(BatchCalls.EventBridgePutEvents.MaxPayload < 256 * 1024); // "must be less than 256KB"
+    }
+
+    private static List<int> Calls<T>(IReadOnlyList<T> items, BatchLimits limits, Func<T, int, long>? size)
+    {
+        var calls = new List<int>();
+        for (int start = 0, end; start < items.Count; start = end)
+        {
+            end = BatchCalls.End(items, start, limits, 0, size);
+            calls.Add(end - start);
+        }
+
+        return calls;
+    }
+}
