@@ -78,7 +78,14 @@ internal sealed partial class SqsClient
 
     private static void WriteMessage(Utf8JsonWriter w, SqsSendRequest request)
     {
-        w.WriteString("MessageBody", request.MessageBody);
+        if (request.HasUtf8MessageBody)
+        {
+            w.WriteString("MessageBody", request.Utf8MessageBody.Span); // escaped from the bytes the serializer wrote
+        }
+        else
+        {
+            w.WriteString("MessageBody", request.MessageBody);
+        }
         if (request.Delay > TimeSpan.Zero)
         {
             w.WriteNumber("DelaySeconds", Seconds(request.Delay));
@@ -103,9 +110,10 @@ internal sealed partial class SqsClient
             return;
         }
 
-        if (bodyDigest is null || !SqsMessageDigest.BodyMatches(request.MessageBody, bodyDigest))
+        bool matches = bodyDigest is not null && (request.HasUtf8MessageBody ? SqsMessageDigest.BodyMatches(request.Utf8MessageBody.Span, bodyDigest) : SqsMessageDigest.BodyMatches(request.MessageBody, bodyDigest));
+        if (!matches)
         {
-            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the body of message {messageId} is {bodyDigest ?? "missing"}, expected {SqsMessageDigest.OfBody(request.MessageBody)}; the message was corrupted in transit.")
+            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the body of message {messageId} is {bodyDigest ?? "missing"}, expected {SqsMessageDigest.OfBody(request.Utf8MessageBody.Span)}; the message was corrupted in transit.")
             {
                 ErrorCode = "DigestMismatch",
             };

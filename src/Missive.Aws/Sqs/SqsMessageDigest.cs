@@ -19,7 +19,17 @@ namespace Missive.Aws.Sqs;
 [System.Diagnostics.CodeAnalysis.SuppressMessage("Security", "CA5351:Do not use broken cryptographic algorithms", Justification = "SQS defines these digests as MD5; they check integrity, not authenticity.")]
 internal static class SqsMessageDigest
 {
-    public static string OfBody(string body) => Convert.ToHexStringLower(MD5.HashData(Encoding.UTF8.GetBytes(body)));
+    public static string OfBody(string body) => OfBody(Encoding.UTF8.GetBytes(body));
+
+    public static string OfBody(ReadOnlySpan<byte> utf8) => Convert.ToHexStringLower(MD5.HashData(utf8));
+
+    /// <summary>Whether <paramref name="hex"/> is the digest of the body's UTF-8 bytes.</summary>
+    public static bool BodyMatches(ReadOnlySpan<byte> utf8, string hex)
+    {
+        Span<byte> digest = stackalloc byte[16];
+        MD5.HashData(utf8, digest);
+        return Matches(digest, hex);
+    }
 
     /// <summary>Whether <paramref name="hex"/> is the digest of <paramref name="body"/>'s UTF-8 bytes, computed without allocating.</summary>
     public static bool BodyMatches(string body, string hex)

@@ -190,7 +190,7 @@ internal sealed class MessagePublisher : IMessagePublisher
         };
         using Activity? activity = BusTelemetry.StartPublish(system, operation, route.Target, envelope);
         BusTelemetry.InjectTraceContext(envelope);
-        string? body = null;
+        long size = -1; // the body's UTF-8 size, once it is written
         long started = Stopwatch.GetTimestamp();
         try
         {
@@ -199,35 +199,38 @@ internal sealed class MessagePublisher : IMessagePublisher
             {
                 case RouteKind.Sqs:
                     SqsSendRequest request = _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
-                    body = request.MessageBody;
+                    size = request.Utf8Length;
                     messageId = await _transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
                     break;
                 case RouteKind.Sns:
                     SnsPublishRequest publish = _writer.ToSns(envelope, route.Target, format, options?.Subject, groupId, deduplicationId);
-                    body = publish.Message;
+                    size = SizeOf(publish.Message);
                     messageId = await _transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
                     break;
                 default:
                     EventBridgeEntry entry = _writer.ToEventBridge(envelope, route.Target, format);
-                    body = entry.Detail;
+                    size = SizeOf(entry.Detail);
                     messageId = await _transport.PutEventAsync(entry, cancellationToken).ConfigureAwait(false);
                     break;
             }
 
             activity?.SetTag(MessagingConventions.MessageId, messageId);
-            _telemetry.Published(system, operation, route.Target, envelope.Type, SizeOf(body), Stopwatch.GetElapsedTime(started), null);
+            _telemetry.Published(system, operation, route.Target, envelope.Type, MeasuredSize(size), Stopwatch.GetElapsedTime(started), null);
             return messageId;
         }
         catch (Exception e)
         {
             BusTelemetry.Fail(activity, e, _logContent);
-            _telemetry.Published(system, operation, route.Target, envelope.Type, SizeOf(body), Stopwatch.GetElapsedTime(started), e);
+            _telemetry.Published(system, operation, route.Target, envelope.Type, MeasuredSize(size), Stopwatch.GetElapsedTime(started), e);
             throw;
         }
     }
 
-    /// <summary>The body's UTF-8 size when the size is measured and the body was written, else -1.</summary>
-    private long SizeOf(string? body) => body is not null && _telemetry.MeasuresEnvelopeSize ? System.Text.Encoding.UTF8.GetByteCount(body) : -1;
+    /// <summary>A text body's UTF-8 size when the size is measured, else -1 (not counted for nothing).</summary>
+    private long SizeOf(string body) => _telemetry.MeasuresEnvelopeSize ? System.Text.Encoding.UTF8.GetByteCount(body) : -1;
+
+    /// <summary>The body's size when the size is measured and the body was written, else -1.</summary>
+    private long MeasuredSize(long size) => _telemetry.MeasuresEnvelopeSize ? size : -1;
 
     /// <summary>The send of a message type, for the end of the middleware pipeline, where the envelope is no longer typed.</summary>
     private static class Terminal<T>

@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Buffers.Text;
 using System.Collections.Generic;
 using System.Text;
 using Missive.Buffers;
@@ -32,6 +33,26 @@ public static class EnvelopeSerializerExtensions
         PooledBufferWriter buffer = lease.Value;
         serializer.Serialize(buffer, envelope);
         return serializer.Format == EnvelopeFormat.Protobuf ? Convert.ToBase64String(buffer.WrittenSpan) : Encoding.UTF8.GetString(buffer.WrittenSpan);
+    }
+
+    /// <summary>
+    /// Serializes an envelope to its text form (<see cref="SerializeToString{T}"/>) as UTF-8 bytes, without the string:
+    /// the JSON itself, or the base64 of a binary format.
+    /// </summary>
+    internal static byte[] SerializeToUtf8Text<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        serializer.Serialize(buffer, envelope);
+        if (serializer.Format != EnvelopeFormat.Protobuf)
+        {
+            return buffer.WrittenSpan.ToArray();
+        }
+
+        byte[] base64 = new byte[Base64.GetMaxEncodedToUtf8Length(buffer.WrittenCount)];
+        Base64.EncodeToUtf8(buffer.WrittenSpan, base64, out _, out int written);
+        return written == base64.Length ? base64 : base64.AsSpan(0, written).ToArray();
     }
 
     /// <summary>Serializes an envelope to a new array.</summary>

@@ -32,12 +32,13 @@ public sealed class OutboundMessageWriter
     /// <returns>The request.</returns>
     public SqsSendRequest ToSqs<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format = null, string? messageGroupId = null, string? messageDeduplicationId = null)
     {
-        string body = Body(envelope, format, out bool protobuf);
+        ArgumentNullException.ThrowIfNull(envelope);
+        IEnvelopeSerializer serializer = SerializerFor(format);
         return new SqsSendRequest
         {
             QueueName = queueName,
-            MessageBody = body,
-            MessageAttributes = protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
+            Utf8MessageBody = serializer.SerializeToUtf8Text(envelope), // the bytes as written: no string
+            MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
             MessageGroupId = messageGroupId,
             MessageDeduplicationId = messageDeduplicationId,
         };
@@ -88,8 +89,10 @@ public sealed class OutboundMessageWriter
     private string Body<T>(MessageEnvelope<T> envelope, EnvelopeFormat? format, out bool protobuf)
     {
         ArgumentNullException.ThrowIfNull(envelope);
-        IEnvelopeSerializer serializer = format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;
+        IEnvelopeSerializer serializer = SerializerFor(format);
         protobuf = serializer.Format == EnvelopeFormat.Protobuf;
         return serializer.SerializeToString(envelope);
     }
+
+    private IEnvelopeSerializer SerializerFor(EnvelopeFormat? format) => format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;
 }

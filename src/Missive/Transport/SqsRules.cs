@@ -121,8 +121,17 @@ internal static class SqsRules
     public static long MessageSize(string body, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
     {
         ArgumentNullException.ThrowIfNull(body);
+        return MessageSize(Encoding.UTF8.GetByteCount(body), attributes);
+    }
+
+    /// <summary>The size SQS counts for a message whose body is <paramref name="bodyBytes"/> UTF-8 bytes long.</summary>
+    /// <param name="bodyBytes">The body's length in UTF-8 bytes.</param>
+    /// <param name="attributes">The attributes. Must not be null.</param>
+    /// <returns>The size in bytes.</returns>
+    public static long MessageSize(long bodyBytes, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    {
         ArgumentNullException.ThrowIfNull(attributes);
-        long size = Encoding.UTF8.GetByteCount(body);
+        long size = bodyBytes;
         foreach (KeyValuePair<string, MessageAttributeValue> attribute in attributes)
         {
             size += Encoding.UTF8.GetByteCount(attribute.Key) + Encoding.UTF8.GetByteCount(attribute.Value.DataType)

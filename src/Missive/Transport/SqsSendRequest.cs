@@ -1,16 +1,50 @@
 using System;
 using System.Collections.Generic;
+using System.Text;
 
 namespace Missive.Transport;
 
 /// <summary>What an SQS SendMessage call carries.</summary>
+/// <remarks>
+/// The body is given either as text (<see cref="MessageBody"/>) or as its UTF-8 bytes (<see cref="Utf8MessageBody"/>):
+/// <see cref="OutboundMessageWriter"/> gives the bytes the serializer wrote, which a transport sends as they are,
+/// without a string ever being made; <see cref="MessageBody"/> is decoded from them only when something asks for it.
+/// </remarks>
 public sealed class SqsSendRequest
 {
+    private string? _body;
+    private ReadOnlyMemory<byte> _utf8Body;
+    private bool _hasUtf8Body;
+
     /// <summary>Gets the queue name (the in-memory broker) or URL (a real transport).</summary>
     public required string QueueName { get; init; }
 
-    /// <summary>Gets the body.</summary>
-    public required string MessageBody { get; init; }
+    /// <summary>Gets the body. Given as <see cref="Utf8MessageBody"/>, it is decoded on first use. Empty when neither was given.</summary>
+    public string MessageBody
+    {
+        get => _body ??= _hasUtf8Body ? Encoding.UTF8.GetString(_utf8Body.Span) : string.Empty;
+        init => _body = value;
+    }
+
+    /// <summary>
+    /// Gets the body as UTF-8 bytes (valid UTF-8). Given as <see cref="MessageBody"/>, it is encoded on each use: read
+    /// <see cref="HasUtf8MessageBody"/> to tell which was given (give one or the other).
+    /// </summary>
+    public ReadOnlyMemory<byte> Utf8MessageBody
+    {
+        get => _hasUtf8Body ? _utf8Body : Encoding.UTF8.GetBytes(MessageBody);
+        init
+        {
+            _utf8Body = value;
+            _hasUtf8Body = true;
+        }
+    }
+
+    /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8MessageBody"/>) rather than as text.</summary>
+    public bool HasUtf8MessageBody => _hasUtf8Body;
+
+    /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
+    internal long Utf8Length => _hasUtf8Body ? _utf8Body.Length : Encoding.UTF8.GetByteCount(MessageBody);
 
     /// <summary>Gets the message attributes (at most 10).</summary>
     public IReadOnlyDictionary<string, MessageAttributeValue> MessageAttributes { get; init; } = new Dictionary<string, MessageAttributeValue>();
@@ -29,5 +63,5 @@ public sealed class SqsSendRequest
     /// the body plus every attribute's name, type and value, in UTF-8 bytes.
     /// </summary>
     /// <returns>The size in bytes.</returns>
-    public long ComputeSize() => SqsRules.MessageSize(MessageBody, MessageAttributes);
+    public long ComputeSize() => SqsRules.MessageSize(Utf8Length, MessageAttributes);
 }
