@@ -165,10 +165,8 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         return results;
     }
 
-    /// <summary>Puts several events, in calls of at most 10 entries.</summary>
-    /// <param name="entries">The events. Must not be null.</param>
-    /// <param name="cancellationToken">Cancels the call.</param>
-    /// <returns>One result per event, in order; EventBridge fails entries one by one.</returns>
+    /// <inheritdoc />
+    /// <remarks>In <c>PutEvents</c> calls within EventBridge's limits (10 entries, their sizes together under 256 KiB); EventBridge fails entries one by one.</remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entries);

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using Missive.Serialization;
 
 namespace Missive.Bus;
@@ -26,4 +27,20 @@ public sealed class PublishOptions
 
     /// <summary>Gets or sets a callback that adjusts the envelope before it is written (for example to add extension attributes).</summary>
     public Action<MessageEnvelope>? ConfigureEnvelope { get; set; }
+
+    /// <summary>
+    /// Gets or sets how long SQS keeps the message invisible after it is sent (SQS's <c>DelaySeconds</c>: up to 15
+    /// minutes, rounded up to whole seconds; a FIFO queue takes none per message), or <c>null</c> for the queue's own
+    /// delay. SQS queues only: a delay for a topic or an event bus is refused with <see cref="ArgumentException"/>.
+    /// </summary>
+    public TimeSpan? Delay { get; set; }
+
+    /// <summary>
+    /// Gets or sets message attributes sent with the message (SQS and SNS; at most 10 on a queue, with
+    /// <c>contentType</c> counted when Missive adds it for a protobuf body), or <c>null</c> for none. Names follow the
+    /// SQS rules and must not be <c>contentType</c>, which is Missive's; an event bus carries none. A name or count
+    /// out of those rules is refused with <see cref="ArgumentException"/> before anything is sent. Handlers read them
+    /// from <c>MessageEnvelope.SqsMetadata.MessageAttributes</c> (raw SQS messages; SNS puts them in its notification).
+    /// </summary>
+    public IReadOnlyDictionary<string, MessageAttributeValue>? MessageAttributes { get; set; }
 }

@@ -83,6 +83,13 @@ public interface IMessageTransport
     Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
         => OneByOneAsync(requests, async (request, ct) => (true, await PublishAsync(request, ct).ConfigureAwait(false)), cancellationToken);
 
+    /// <summary>Puts several events on EventBridge; they may go to different buses.</summary>
+    /// <param name="entries">The events. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per entry, in order.</returns>
+    Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+        => OneByOneAsync(entries, async (entry, ct) => (true, await PutEventAsync(entry, ct).ConfigureAwait(false)), cancellationToken);
+
     /// <summary>Deletes several received messages of one queue.</summary>
     /// <param name="queueName">The queue.</param>
     /// <param name="receiptHandles">The receipt handles. Must not be null.</param>

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Text;
 
 namespace Missive.Transport;
 
@@ -13,9 +12,7 @@ namespace Missive.Transport;
 /// </remarks>
 public sealed class SqsMessage
 {
-    private string? _body;
-    private ReadOnlyMemory<byte> _utf8Body;
-    private bool _hasUtf8Body;
+    private MessageBody _body;
 
     private static readonly Dictionary<string, string> NoSystemAttributes = [];
     private static readonly Dictionary<string, MessageAttributeValue> NoMessageAttributes = [];
@@ -28,8 +25,8 @@ public sealed class SqsMessage
     /// </summary>
     public string Body
     {
-        get => _body ??= _hasUtf8Body ? Encoding.UTF8.GetString(_utf8Body.Span) : string.Empty;
-        init => _body = value;
+        get => _body.Text;
+        init => _body.Text = value;
     }
 
     /// <summary>
@@ -38,19 +35,15 @@ public sealed class SqsMessage
     /// </summary>
     public ReadOnlyMemory<byte> Utf8Body
     {
-        get => _hasUtf8Body ? _utf8Body : Encoding.UTF8.GetBytes(Body);
-        init
-        {
-            _utf8Body = value;
-            _hasUtf8Body = true;
-        }
+        get => _body.Utf8;
+        init => _body.Utf8 = value;
     }
 
     /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8Body"/>) rather than as text (give one or the other).</summary>
-    public bool HasUtf8Body => _hasUtf8Body;
+    public bool HasUtf8Body => _body.HasUtf8;
 
     /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
-    internal int Utf8Length => HasUtf8Body ? _utf8Body.Length : Encoding.UTF8.GetByteCount(Body);
+    internal int Utf8Length => _body.Utf8Length;
 
     /// <summary>Gets the SQS message id.</summary>
     public string MessageId { get; init; } = string.Empty;

@@ -1,6 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Text;
 
 namespace Missive.Transport;
 
@@ -12,9 +11,7 @@ namespace Missive.Transport;
 /// </remarks>
 public sealed class SqsSendRequest
 {
-    private string? _body;
-    private ReadOnlyMemory<byte> _utf8Body;
-    private bool _hasUtf8Body;
+    private MessageBody _body;
 
     /// <summary>Gets the queue name (the in-memory broker) or URL (a real transport).</summary>
     public required string QueueName { get; init; }
@@ -22,8 +19,8 @@ public sealed class SqsSendRequest
     /// <summary>Gets the body. Given as <see cref="Utf8MessageBody"/>, it is decoded on first use. Empty when neither was given.</summary>
     public string MessageBody
     {
-        get => _body ??= _hasUtf8Body ? Encoding.UTF8.GetString(_utf8Body.Span) : string.Empty;
-        init => _body = value;
+        get => _body.Text;
+        init => _body.Text = value;
     }
 
     /// <summary>
@@ -32,19 +29,15 @@ public sealed class SqsSendRequest
     /// </summary>
     public ReadOnlyMemory<byte> Utf8MessageBody
     {
-        get => _hasUtf8Body ? _utf8Body : Encoding.UTF8.GetBytes(MessageBody);
-        init
-        {
-            _utf8Body = value;
-            _hasUtf8Body = true;
-        }
+        get => _body.Utf8;
+        init => _body.Utf8 = value;
     }
 
     /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8MessageBody"/>) rather than as text.</summary>
-    public bool HasUtf8MessageBody => _hasUtf8Body;
+    public bool HasUtf8MessageBody => _body.HasUtf8;
 
     /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
-    internal long Utf8Length => _hasUtf8Body ? _utf8Body.Length : Encoding.UTF8.GetByteCount(MessageBody);
+    internal long Utf8Length => _body.Utf8Length;
 
     /// <summary>Gets the message attributes (at most 10).</summary>
     public IReadOnlyDictionary<string, MessageAttributeValue> MessageAttributes { get; init; } = new Dictionary<string, MessageAttributeValue>();

@@ -74,6 +74,28 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheDeliveryOptionsSnippet_SendsTheMessageLater_WithItsAttribute()
+    {
+        var time = new ManualTimeProvider(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
+        await using ServiceProvider provider = new ServiceCollection()
+            .AddSingleton<TimeProvider>(time)
+            .AddMessageBus(bus => bus
+                .AddMessageType<OrderPlaced>("orders.placed")
+                .ConfigureSerialization(o => o.JsonSerializerContext = AppJsonContext.Default)
+                .UseInMemoryBroker(b => b.CreateQueue("orders"))
+                .AddSqsPublisher<OrderPlaced>("orders"))
+            .BuildServiceProvider();
+        var broker = provider.GetRequiredService<Missive.InMemory.InMemoryBroker>();
+
+        await DeliveryOptions.PublishLaterWithATenant(provider.GetRequiredService<Missive.Bus.IMessagePublisher>(), new OrderPlaced("ORD-8", 5m));
+
+        Assert.Empty(await broker.ReceiveAsync("orders", 1, TimeSpan.Zero));
+        time.Advance(TimeSpan.FromSeconds(30));
+        SqsMessage received = Assert.Single(await broker.ReceiveAsync("orders", 1, TimeSpan.Zero));
+        Assert.Equal("acme", received.MessageAttributes["tenant"].StringValue);
+    }
+
+    [Fact]
     public void TheSerializerSnippets_RoundTripOneEnvelopeAndABatch_WithWhatDependencyInjectionHandsOut()
     {
         foreach (bool experimental in new[] { false, true })

@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
@@ -91,4 +92,16 @@ public static class BusFeatures
         .UseHandleMiddleware<SkipTestMessages>()
         .UsePublishMiddleware<StampTenant>()
         .AddQueuePoller("orders.fifo", o => o.DeadLetterQueue = "orders-dlq"));
+}
+
+public static class DeliveryOptions
+{
+    public static async Task PublishLaterWithATenant(IMessagePublisher publisher, OrderPlaced order)
+    {
+        await publisher.PublishAsync(order, new PublishOptions
+        {
+            Delay = TimeSpan.FromSeconds(30),
+            MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["tenant"] = MessageAttributeValue.FromString("acme") },
+        });
+    }
 }
