@@ -25,14 +25,15 @@ namespace Missive.Transport;
 /// the envelope is <c>detail</c> (an object, or a string holding one).</item>
 /// <item>Raw: the body is the envelope.</item>
 /// </list>
-/// <para>The body is encoded to UTF-8 once, into a rented buffer; an SNS <c>Message</c> is unescaped in
+/// <para>A body the transport gave as UTF-8 bytes (<see cref="SqsMessage.Utf8Body"/>) is read as it is; one given as
+/// text is encoded to UTF-8 once, into a rented buffer. An SNS <c>Message</c> is unescaped in
 /// one pass into a second rented buffer (no intermediate string); an EventBridge <c>detail</c> object is
 /// read where it lies (with <see cref="Json.Utf8JsonEnvelopeSerializer"/>, while the wrapper is read, so the
 /// detail is not tokenized twice). Format: the <c>contentType</c> message attribute when present (SNS's, then SQS's),
 /// else a payload starting with <c>{</c> is JSON and anything else base64 protobuf, decoded into a rented buffer.
 /// Rented buffers are cleared as <see cref="SerializationOptions.CleanRentedBuffers"/> says.</para>
 /// <para>A body that cannot be read throws <see cref="InvalidEnvelopeException"/> whose
-/// <see cref="InvalidEnvelopeException.RawBody"/> is the whole SQS body, so nothing is lost.</para>
+/// <see cref="InvalidEnvelopeException.RawBody"/> is the whole SQS body (its UTF-8 bytes), so nothing is lost.</para>
 /// </remarks>
 public sealed class InboundMessageReader
 {
