@@ -38,7 +38,72 @@ internal sealed class MessagePublisher : IMessagePublisher
         _services = services;
     }
 
-    public async Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
+    public Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
+        => PublishAsync(message, options, _transport, cancellationToken);
+
+    /// <summary>
+    /// Publishes every message as <see cref="PublishAsync{T}(T, PublishOptions?, CancellationToken)"/> does (the
+    /// envelope, the middleware, the FIFO ids, the checks, a span and the metrics, each message on its own), but their
+    /// sends meet in a <see cref="BatchGatherer"/>, which makes the transport's batch calls once every message has
+    /// reached its send or left without one.
+    /// </summary>
+    public async Task<IReadOnlyList<PublishResult<T>>> PublishBatchAsync<T>(IReadOnlyList<T> messages, Func<T, PublishOptions?>? options = null, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(messages);
+        if (!_configuration.Routes.ContainsKey(typeof(T)))
+        {
+            throw NoRoute(typeof(T));
+        }
+
+        var results = new PublishResult<T>[messages.Count];
+        if (messages.Count == 0)
+        {
+            return results;
+        }
+
+        var gatherer = new BatchGatherer(_transport, messages.Count, cancellationToken);
+        var entries = new Task[messages.Count];
+        for (int i = 0; i < messages.Count; i++)
+        {
+            entries[i] = PublishEntryAsync(messages[i], i, options, gatherer, results, cancellationToken);
+        }
+
+        await Task.WhenAll(entries).ConfigureAwait(false);
+        return results;
+    }
+
+    /// <summary>One message of a batch: its result, whatever happens to it; the gatherer is told when it will not send.</summary>
+    private async Task PublishEntryAsync<T>(T message, int index, Func<T, PublishOptions?>? options, BatchGatherer gatherer, PublishResult<T>[] results, CancellationToken cancellationToken)
+    {
+        BatchGatherer.Entry entry = gatherer.NewEntry();
+        try
+        {
+            PublishOptions? chosen = null;
+            if (options is not null && message is not null)
+            {
+                try
+                {
+                    chosen = options(message);
+                }
+                catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
+                {
+                    throw UserCodeException.Threw("options callback of PublishBatchAsync", e, _logContent);
+                }
+            }
+
+            results[index] = new PublishResult<T>(index, message, await PublishAsync(message, chosen, entry, cancellationToken).ConfigureAwait(false), null);
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            results[index] = new PublishResult<T>(index, message, null, e); // this message's error; the others go on
+        }
+        finally
+        {
+            entry.Finish(); // an entry that never reached its send lets the others go
+        }
+    }
+
+    private async Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options, IMessageTransport transport, CancellationToken cancellationToken)
     {
         if (message is null)
         {
@@ -66,13 +131,14 @@ internal sealed class MessagePublisher : IMessagePublisher
 
         if (_configuration.PublishMiddleware.Count == 0)
         {
-            await SendAsync(envelope, route, options, cancellationToken).ConfigureAwait(false);
+            await SendAsync(envelope, route, options, transport, cancellationToken).ConfigureAwait(false);
         }
         else
         {
             var context = new PublishContext(envelope, route.Target, options ?? new PublishOptions(), _services, cancellationToken)
             {
                 Publisher = this,
+                Transport = transport,
                 Send = Terminal<T>.Send,
             };
             try
@@ -153,7 +219,7 @@ internal sealed class MessagePublisher : IMessagePublisher
     }
 
     /// <summary>Writes the envelope for its route and sends it, inside a producer span; returns the transport's message id.</summary>
-    private async Task<string> SendAsync<T>(MessageEnvelope<T> envelope, MessageRoute route, PublishOptions? options, CancellationToken cancellationToken)
+    private async Task<string> SendAsync<T>(MessageEnvelope<T> envelope, MessageRoute route, PublishOptions? options, IMessageTransport transport, CancellationToken cancellationToken)
     {
         CheckDeliveryOptions(options, route);
         EnvelopeFormat? format = options?.Format ?? route.Format;
@@ -202,17 +268,17 @@ internal sealed class MessagePublisher : IMessagePublisher
                 case RouteKind.Sqs:
                     SqsSendRequest request = WithOptions(_writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId), options);
                     size = request.Utf8Length;
-                    messageId = await _transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+                    messageId = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
                     break;
                 case RouteKind.Sns:
                     SnsPublishRequest publish = WithOptions(_writer.ToSns(envelope, route.Target, format, options?.Subject, groupId, deduplicationId), options);
                     size = SizeOf(publish.Message);
-                    messageId = await _transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
+                    messageId = await transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
                     break;
                 default:
                     EventBridgeEntry entry = _writer.ToEventBridge(envelope, route.Target, format);
                     size = SizeOf(entry.Detail);
-                    messageId = await _transport.PutEventAsync(entry, cancellationToken).ConfigureAwait(false);
+                    messageId = await transport.PutEventAsync(entry, cancellationToken).ConfigureAwait(false);
                     break;
             }
 
@@ -339,7 +405,7 @@ internal sealed class MessagePublisher : IMessagePublisher
             }
 
             context.Sent = true;
-            return publisher.SendAsync((MessageEnvelope<T>)context.Envelope, publisher._configuration.Routes[typeof(T)], context.Options, context.CancellationToken);
+            return publisher.SendAsync((MessageEnvelope<T>)context.Envelope, publisher._configuration.Routes[typeof(T)], context.Options, context.Transport!, context.CancellationToken);
         };
     }
 }

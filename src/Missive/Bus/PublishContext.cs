@@ -36,6 +36,9 @@ public sealed class PublishContext
     /// <summary>Gets or sets the publisher that sends the envelope at the end of the pipeline.</summary>
     internal MessagePublisher? Publisher { get; init; }
 
+    /// <summary>Gets or sets the transport the send at the end of the pipeline goes to (a batch's gatherer, in a batch publish).</summary>
+    internal Transport.IMessageTransport? Transport { get; init; }
+
     /// <summary>Gets or sets the typed send at the end of the pipeline.</summary>
     internal Func<MessagePublisher, PublishContext, System.Threading.Tasks.Task<string>>? Send { get; init; }
 

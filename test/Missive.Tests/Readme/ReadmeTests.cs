@@ -74,7 +74,7 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
-    public async Task TheDeliveryOptionsSnippet_SendsTheMessageLater_WithItsAttribute()
+    public async Task TheDeliveryOptionsSnippets_SendTheMessageLater_WithItsAttribute_AndPublishMany()
     {
         var time = new ManualTimeProvider(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
         await using ServiceProvider provider = new ServiceCollection()
@@ -93,6 +93,11 @@ public sealed partial class ReadmeTests
         time.Advance(TimeSpan.FromSeconds(30));
         SqsMessage received = Assert.Single(await broker.ReceiveAsync("orders", 1, TimeSpan.Zero));
         Assert.Equal("acme", received.MessageAttributes["tenant"].StringValue);
+
+        int failed = await DeliveryOptions.PublishMany(provider.GetRequiredService<Missive.Bus.IMessagePublisher>(), [new OrderPlaced("ORD-9", 1m), new OrderPlaced("ORD-10", 2m)]);
+
+        Assert.Equal(0, failed);
+        Assert.Equal(2, (await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)).Count);
     }
 
     [Fact]

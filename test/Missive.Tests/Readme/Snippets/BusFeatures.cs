@@ -104,4 +104,19 @@ public static class DeliveryOptions
             MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["tenant"] = MessageAttributeValue.FromString("acme") },
         });
     }
+
+    public static async Task<int> PublishMany(IMessagePublisher publisher, IReadOnlyList<OrderPlaced> orders)
+    {
+        IReadOnlyList<PublishResult<OrderPlaced>> results = await publisher.PublishBatchAsync(orders);
+        int failed = 0;
+        foreach (PublishResult<OrderPlaced> result in results)
+        {
+            if (!result.Succeeded)
+            {
+                failed++; // result.Error says why; result.Message is the order to try again
+            }
+        }
+
+        return failed;
+    }
 }

@@ -1,0 +1,220 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Transport;
+
+namespace Missive.Bus;
+
+/// <summary>
+/// Where the sends of a batch publish meet: each message goes through the whole single-publish path (envelope,
+/// middleware, checks, span, metrics) and its send, at the end, hands the request here and waits. Once every message of
+/// the batch has either handed its request over or finished without one (refused, short-circuited), the requests go in
+/// the transport's batch calls, in the order of the batch (the transport cuts them into calls within the service's
+/// limits, one after another, so a FIFO group keeps its order), and each waiting send gets its own entry's outcome.
+/// An entry the service failed for a reason on its side (<see cref="BatchEntryResult.SenderFault"/> false) is sent
+/// again, alone with the others so failed, up to <see cref="MaxAttempts"/> calls in all, after a short backoff; on a
+/// FIFO destination it is not, as a later message of its group may already have been sent.
+/// </summary>
+internal sealed class BatchGatherer
+{
+    /// <summary>The most batch calls an entry goes in (the first and two more).</summary>
+    public const int MaxAttempts = 3;
+
+    private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(50);
+
+    private readonly IMessageTransport _transport;
+    private readonly CancellationToken _cancellationToken;
+    private readonly List<Pending> _pending = [];
+    private int _outstanding;
+
+    public BatchGatherer(IMessageTransport transport, int entries, CancellationToken cancellationToken)
+    {
+        _transport = transport;
+        _outstanding = entries;
+        _cancellationToken = cancellationToken;
+    }
+
+    /// <summary>A message's own door to the gatherer: the transport its publish sends through.</summary>
+    public Entry NewEntry() => new(this);
+
+    private Task<string> Add(int kind, object request)
+    {
+        var pending = new Pending(kind, request);
+        lock (_pending)
+        {
+            _pending.Add(pending);
+        }
+
+        return pending.Result.Task;
+    }
+
+    /// <summary>One message has handed its request over, or finished without one: the last lets the calls go.</summary>
+    private void Arrived()
+    {
+        if (Interlocked.Decrement(ref _outstanding) == 0)
+        {
+            _ = FlushAsync();
+        }
+    }
+
+    private async Task FlushAsync()
+    {
+        Pending[] all;
+        lock (_pending)
+        {
+            all = _pending.ToArray();
+        }
+
+        try
+        {
+            await SendAsync(all, kind: Pending.Sqs).ConfigureAwait(false);
+            await SendAsync(all, kind: Pending.Sns).ConfigureAwait(false);
+            await SendAsync(all, kind: Pending.EventBridge).ConfigureAwait(false);
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            foreach (Pending pending in all)
+            {
+                pending.Result.TrySetException(e); // a whole call failed for good: every entry still waiting gets it
+            }
+        }
+    }
+
+    private async Task SendAsync(Pending[] all, int kind)
+    {
+        var entries = new List<Pending>();
+        foreach (Pending pending in all)
+        {
+            if (pending.Kind == kind)
+            {
+                entries.Add(pending);
+            }
+        }
+
+        for (int attempt = 1; entries.Count > 0; attempt++)
+        {
+            IReadOnlyList<BatchEntryResult> results = await CallAsync(entries, kind).ConfigureAwait(false);
+            var again = new List<Pending>();
+            for (int i = 0; i < entries.Count; i++)
+            {
+                BatchEntryResult result = results[i];
+                if (result.Succeeded)
+                {
+                    entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
+                }
+                else if (!result.SenderFault && attempt < MaxAttempts && !entries[i].IsFifo)
+                {
+                    again.Add(entries[i]);
+                }
+                else
+                {
+                    entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
+                    {
+                        ErrorCode = result.ErrorCode,
+                        IsTransient = !result.SenderFault,
+                    });
+                }
+            }
+
+            entries = again;
+            if (entries.Count > 0)
+            {
+                await Task.Delay(FirstBackoff * (1 << (attempt - 1)), _cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    private Task<IReadOnlyList<BatchEntryResult>> CallAsync(List<Pending> entries, int kind)
+    {
+        switch (kind)
+        {
+            case Pending.Sqs:
+                var sends = new SqsSendRequest[entries.Count];
+                for (int i = 0; i < sends.Length; i++)
+                {
+                    sends[i] = (SqsSendRequest)entries[i].Request;
+                }
+
+                return _transport.SendBatchAsync(sends, _cancellationToken);
+            case Pending.Sns:
+                var publishes = new SnsPublishRequest[entries.Count];
+                for (int i = 0; i < publishes.Length; i++)
+                {
+                    publishes[i] = (SnsPublishRequest)entries[i].Request;
+                }
+
+                return _transport.PublishBatchAsync(publishes, _cancellationToken);
+            default:
+                var events = new EventBridgeEntry[entries.Count];
+                for (int i = 0; i < events.Length; i++)
+                {
+                    events[i] = (EventBridgeEntry)entries[i].Request;
+                }
+
+                return _transport.PutEventsAsync(events, _cancellationToken);
+        }
+    }
+
+    /// <summary>A request handed over, and the send waiting for its outcome.</summary>
+    private sealed class Pending(int kind, object request)
+    {
+        public const int Sqs = 0, Sns = 1, EventBridge = 2;
+
+        public int Kind { get; } = kind;
+
+        public object Request { get; } = request;
+
+        public bool IsFifo => Request switch
+        {
+            SqsSendRequest r => r.MessageGroupId is not null,
+            SnsPublishRequest r => r.MessageGroupId is not null,
+            _ => false,
+        };
+
+        public TaskCompletionSource<string> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+    }
+
+    /// <summary>
+    /// The transport one message of the batch publishes through: its send hands the request to the gatherer. It counts
+    /// once toward the batch, when it hands a request over or, if it never does, when its publish finishes.
+    /// </summary>
+    internal sealed class Entry(BatchGatherer gatherer) : IMessageTransport
+    {
+        private int _counted;
+
+        public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => Hand(Pending.Sqs, request);
+
+        public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => Hand(Pending.Sns, request);
+
+        public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => Hand(Pending.EventBridge, entry);
+
+        /// <summary>The publish is over: if it never handed a request over, the batch no longer waits for it.</summary>
+        public void Finish()
+        {
+            if (Interlocked.Exchange(ref _counted, 1) == 0)
+            {
+                gatherer.Arrived();
+            }
+        }
+
+        public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default) => throw Unused();
+
+        public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default) => throw Unused();
+
+        public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw Unused();
+
+        private Task<string> Hand(int kind, object request)
+        {
+            Task<string> result = gatherer.Add(kind, request);
+            if (Interlocked.Exchange(ref _counted, 1) == 0)
+            {
+                gatherer.Arrived();
+            }
+
+            return result;
+        }
+
+        private static NotSupportedException Unused() => new("A batch publish only sends.");
+    }
+}

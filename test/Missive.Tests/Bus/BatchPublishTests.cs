@@ -1,0 +1,244 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Linq;
+using System.Net;
+using System.Net.Http;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Amazon.Runtime;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Missive.Aws;
+using Missive.Bus;
+using Missive.InMemory;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.Bus;
+
+/// <summary>
+/// <see cref="IMessagePublisher.PublishBatchAsync{T}"/>: every message as a single publish would go (middleware, checks,
+/// its own result), sent in the service's batch calls, with a failure kept on its entry.
+/// </summary>
+public sealed class BatchPublishTests
+{
+    private static List<Order> Orders(int count)
+    {
+        var orders = new List<Order>(count);
+        for (int i = 0; i < count; i++)
+        {
+            Order order = Infrastructure.Orders.Create(1);
+            order.OrderId = "ORD-" + i;
+            orders.Add(order);
+        }
+
+        return orders;
+    }
+
+    [Fact]
+    public async Task ABatch_IsPublishedInOrder_WithOneResultPerMessage_OnTheInMemoryBroker()
+    {
+        using IHost host = BusTestHost.Build(b => b.CreateQueue("orders"), bus => bus.AddSqsPublisher<Order>("orders"));
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+        List<Order> orders = Orders(25);
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(orders);
+
+        Assert.Equal(25, results.Count);
+        Assert.All(results, r => Assert.True(r.Succeeded));
+        Assert.Equal(Enumerable.Range(0, 25), results.Select(r => r.Index));
+        Assert.Equal(orders, results.Select(r => r.Message));
+        var bodies = new List<string>();
+        for (IReadOnlyList<SqsMessage> got; (got = await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)).Count > 0;)
+        {
+            bodies.AddRange(got.Select(m => m.Body));
+        }
+
+        Assert.Equal(orders.Select(o => o.OrderId), bodies.Select(b => "ORD-" + b.Split("\"ORD-")[1].Split('"')[0]));
+    }
+
+    [Fact]
+    public async Task AHundredMessages_OnTheAwsTransport_AreTenSendMessageBatchCalls()
+    {
+        var endpoint = new BatchEchoEndpoint();
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret"), VerifyMessageDigests = false };
+        options.QueueUrls["orders"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/orders");
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(100));
+
+        Assert.All(results, r => Assert.True(r.Succeeded, r.Error?.Message));
+        Assert.Equal(10, endpoint.Calls);
+        Assert.Equal(100, endpoint.Entries);
+    }
+
+    [Fact]
+    public async Task AnEntryTheServiceFailedOnItsSide_IsSentAgain_AndOneItRefused_IsThatEntrysError()
+    {
+        var transport = new ScriptedTransport(request =>
+            request.MessageBody.Contains("\"ORD-2\"", StringComparison.Ordinal) ? "InternalError"
+            : request.MessageBody.Contains("\"ORD-4\"", StringComparison.Ordinal) ? "InvalidParameterValue"
+            : null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(6));
+
+        Assert.True(results[2].Succeeded); // failed once on the service's side, sent again
+        var refused = Assert.IsType<MessageTransportException>(results[4].Error);
+        Assert.Equal("InvalidParameterValue", refused.ErrorCode);
+        Assert.Null(results[4].Envelope);
+        Assert.Equal(5, results.Count(r => r.Succeeded));
+        Assert.Equal(2, transport.Attempts["ORD-2"]);
+        Assert.Equal(1, transport.Attempts["ORD-4"]);
+        Assert.Equal(1, transport.Attempts["ORD-0"]);
+        Assert.Equal(5, transport.Sent.Count); // nothing reported sent that was not
+    }
+
+    [Fact]
+    public async Task OnAFifoQueue_TheBatchKeepsItsOrder_AndAFailedEntryIsNotSentAgain()
+    {
+        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-3\"", StringComparison.Ordinal) ? "InternalError" : null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders.fifo").AddFifoIds<Order>(_ => "one-group"));
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(15));
+
+        Assert.False(results[3].Succeeded);
+        Assert.True(Assert.IsType<MessageTransportException>(results[3].Error).IsTransient);
+        Assert.Equal(1, transport.Attempts["ORD-3"]);
+        Assert.Equal(Enumerable.Range(0, 15).Where(i => i != 3).Select(i => "ORD-" + i), transport.Sent);
+    }
+
+    [Fact]
+    public async Task AMessageRefusedBeforeSending_IsThatEntrysError_AndTheOthersAreSent()
+    {
+        using IHost host = BusTestHost.Build(b => b.CreateQueue("orders"), bus => bus.AddSqsPublisher<Order>("orders"));
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(
+            Orders(5),
+            order => order.OrderId == "ORD-1" ? new PublishOptions { Delay = TimeSpan.FromHours(1) } : null);
+
+        Assert.IsType<ArgumentOutOfRangeException>(results[1].Error);
+        Assert.Equal(4, results.Count(r => r.Succeeded));
+        Assert.Equal(4, (await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)).Count);
+    }
+
+    [Fact]
+    public async Task PublishMiddleware_RunsForEachMessage_AndOneThatSendsNothing_HoldsNoOtherBack()
+    {
+        var seen = new ConcurrentBag<string>();
+        using IHost host = BusTestHost.Build(
+            b => b.CreateQueue("orders"),
+            bus => bus.AddSqsPublisher<Order>("orders").UsePublishMiddleware<SkipOrd3>(),
+            s => s.AddSingleton(seen));
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(6));
+
+        Assert.Equal(6, seen.Count);
+        Assert.All(results, r => Assert.True(r.Succeeded)); // a short-circuit is no error, as for a single publish
+        List<SqsMessage> received = [.. await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)];
+        Assert.Equal(5, received.Count);
+        Assert.DoesNotContain(received, m => m.Body.Contains("\"ORD-3\"", StringComparison.Ordinal));
+    }
+
+    /// <summary>A host whose bus publishes through <paramref name="transport"/> (no in-memory broker).</summary>
+    private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure)
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton(transport);
+        builder.Services.AddMessageBus(bus =>
+        {
+            bus.AddMessageType<Order>(TestSerializers.OrderType).ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default);
+            configure(bus);
+        });
+        return builder.Build();
+    }
+
+    private sealed class SkipOrd3(ConcurrentBag<string> seen) : IPublishMiddleware
+    {
+        public Task InvokeAsync(PublishContext context, PublishStep nextStep)
+        {
+            string id = ((MessageEnvelope<Order>)context.Envelope).Message!.OrderId;
+            seen.Add(id);
+            return id == "ORD-3" ? Task.CompletedTask : nextStep(context);
+        }
+    }
+
+    /// <summary>A transport whose batch send fails the entries a script names (the code), the first time for a service-side code.</summary>
+    private sealed class ScriptedTransport(Func<SqsSendRequest, string?> failure) : IMessageTransport
+    {
+        public ConcurrentDictionary<string, int> Attempts { get; } = new();
+
+        public List<string> Sent { get; } = [];
+
+        public Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+        {
+            var results = new BatchEntryResult[requests.Count];
+            for (int i = 0; i < requests.Count; i++)
+            {
+                string id = "ORD-" + requests[i].MessageBody.Split("\"ORD-")[1].Split('"')[0];
+                int attempt = Attempts.AddOrUpdate(id, 1, (_, n) => n + 1);
+                string? code = failure(requests[i]);
+                bool serviceSide = code == "InternalError";
+                if (code is not null && (!serviceSide || attempt == 1))
+                {
+                    results[i] = new BatchEntryResult(i, null, code, "scripted", SenderFault: !serviceSide);
+                    continue;
+                }
+
+                lock (Sent)
+                {
+                    Sent.Add(id);
+                }
+
+                results[i] = BatchEntryResult.Success(i, "m-" + id);
+            }
+
+            return Task.FromResult<IReadOnlyList<BatchEntryResult>>(results);
+        }
+
+        public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException("batch only");
+
+        public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+    }
+
+    /// <summary>SQS in process answering each SendMessageBatch with every entry it was sent as successful, and counting.</summary>
+    private sealed class BatchEchoEndpoint : HttpMessageHandler
+    {
+        private int _calls, _entries;
+
+        public int Calls => _calls;
+
+        public int Entries => _entries;
+
+        protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
+        {
+            using System.Text.Json.JsonDocument body = System.Text.Json.JsonDocument.Parse(await request.Content!.ReadAsByteArrayAsync(cancellationToken));
+            var answer = new StringBuilder("{\"Successful\":[");
+            int n = 0;
+            foreach (System.Text.Json.JsonElement entry in body.RootElement.GetProperty(nameof(Entries)).EnumerateArray())
+            {
+                answer.Append(n++ > 0 ? "," : string.Empty).Append("{\"Id\":\"").Append(entry.GetProperty("Id").GetString()).Append("\",\"MessageId\":\"m").Append(n).Append("\"}");
+            }
+
+            Interlocked.Increment(ref _calls);
+            Interlocked.Add(ref _entries, n);
+            return new HttpResponseMessage(HttpStatusCode.OK) { Content = new StringContent(answer.Append("],\"Failed\":[]}").ToString(), Encoding.UTF8, "application/x-amz-json-1.0") };
+        }
+    }
+}
