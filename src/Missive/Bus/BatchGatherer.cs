@@ -12,17 +12,10 @@ namespace Missive.Bus;
 /// the batch has either handed its request over or finished without one (refused, short-circuited), the requests go in
 /// the transport's batch calls, in the order of the batch (the transport cuts them into calls within the service's
 /// limits, one after another, so a FIFO group keeps its order), and each waiting send gets its own entry's outcome.
-/// An entry the service failed for a reason on its side (<see cref="BatchEntryResult.SenderFault"/> false) is sent
-/// again, alone with the others so failed, up to <see cref="MaxAttempts"/> calls in all, after a short backoff; on a
-/// FIFO destination it is not, as a later message of its group may already have been sent.
+/// Failed entries are sent again as <see cref="BatchSends"/> says.
 /// </summary>
 internal sealed class BatchGatherer
 {
-    /// <summary>The most batch calls an entry goes in (the first and two more).</summary>
-    public const int MaxAttempts = 3;
-
-    private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(50);
-
     private readonly IMessageTransport _transport;
     private readonly CancellationToken _cancellationToken;
     private readonly List<Pending> _pending = [];
@@ -68,9 +61,9 @@ internal sealed class BatchGatherer
 
         try
         {
-            await SendAsync(all, kind: Pending.Sqs).ConfigureAwait(false);
-            await SendAsync(all, kind: Pending.Sns).ConfigureAwait(false);
-            await SendAsync(all, kind: Pending.EventBridge).ConfigureAwait(false);
+            await BatchSends.SendAsync(_transport, all, Pending.Sqs, _cancellationToken).ConfigureAwait(false);
+            await BatchSends.SendAsync(_transport, all, Pending.Sns, _cancellationToken).ConfigureAwait(false);
+            await BatchSends.SendAsync(_transport, all, Pending.EventBridge, _cancellationToken).ConfigureAwait(false);
         }
         catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
@@ -79,100 +72,6 @@ internal sealed class BatchGatherer
                 pending.Result.TrySetException(e); // a whole call failed for good: every entry still waiting gets it
             }
         }
-    }
-
-    private async Task SendAsync(Pending[] all, int kind)
-    {
-        var entries = new List<Pending>();
-        foreach (Pending pending in all)
-        {
-            if (pending.Kind == kind)
-            {
-                entries.Add(pending);
-            }
-        }
-
-        for (int attempt = 1; entries.Count > 0; attempt++)
-        {
-            IReadOnlyList<BatchEntryResult> results = await CallAsync(entries, kind).ConfigureAwait(false);
-            var again = new List<Pending>();
-            for (int i = 0; i < entries.Count; i++)
-            {
-                BatchEntryResult result = results[i];
-                if (result.Succeeded)
-                {
-                    entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
-                }
-                else if (!result.SenderFault && attempt < MaxAttempts && !entries[i].IsFifo)
-                {
-                    again.Add(entries[i]);
-                }
-                else
-                {
-                    entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
-                    {
-                        ErrorCode = result.ErrorCode,
-                        IsTransient = !result.SenderFault,
-                    });
-                }
-            }
-
-            entries = again;
-            if (entries.Count > 0)
-            {
-                await Task.Delay(FirstBackoff * (1 << (attempt - 1)), _cancellationToken).ConfigureAwait(false);
-            }
-        }
-    }
-
-    private Task<IReadOnlyList<BatchEntryResult>> CallAsync(List<Pending> entries, int kind)
-    {
-        switch (kind)
-        {
-            case Pending.Sqs:
-                var sends = new SqsSendRequest[entries.Count];
-                for (int i = 0; i < sends.Length; i++)
-                {
-                    sends[i] = (SqsSendRequest)entries[i].Request;
-                }
-
-                return _transport.SendBatchAsync(sends, _cancellationToken);
-            case Pending.Sns:
-                var publishes = new SnsPublishRequest[entries.Count];
-                for (int i = 0; i < publishes.Length; i++)
-                {
-                    publishes[i] = (SnsPublishRequest)entries[i].Request;
-                }
-
-                return _transport.PublishBatchAsync(publishes, _cancellationToken);
-            default:
-                var events = new EventBridgeEntry[entries.Count];
-                for (int i = 0; i < events.Length; i++)
-                {
-                    events[i] = (EventBridgeEntry)entries[i].Request;
-                }
-
-                return _transport.PutEventsAsync(events, _cancellationToken);
-        }
-    }
-
-    /// <summary>A request handed over, and the send waiting for its outcome.</summary>
-    private sealed class Pending(int kind, object request)
-    {
-        public const int Sqs = 0, Sns = 1, EventBridge = 2;
-
-        public int Kind { get; } = kind;
-
-        public object Request { get; } = request;
-
-        public bool IsFifo => Request switch
-        {
-            SqsSendRequest r => r.MessageGroupId is not null,
-            SnsPublishRequest r => r.MessageGroupId is not null,
-            _ => false,
-        };
-
-        public TaskCompletionSource<string> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
     }
 
     /// <summary>
@@ -217,4 +116,114 @@ internal sealed class BatchGatherer
 
         private static NotSupportedException Unused() => new("A batch publish only sends.");
     }
+}
+
+/// <summary>
+/// The batch calls of a batch publish or of coalesced publishes: the requests of one kind, in order, in the transport's
+/// batch calls (which cut them within the service's limits), each request's send completed with its own entry's outcome.
+/// An entry the service failed for a reason on its side (<see cref="BatchEntryResult.SenderFault"/> false) is sent
+/// again, with the others so failed, up to <see cref="MaxAttempts"/> calls in all, after a short backoff; on a FIFO
+/// destination it is not, as a later message of its group may already have been sent.
+/// </summary>
+internal static class BatchSends
+{
+    /// <summary>The most batch calls an entry goes in (the first and two more).</summary>
+    public const int MaxAttempts = 3;
+
+    private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(50);
+
+    /// <summary>Sends the requests of one kind among <paramref name="all"/> in the transport's batch calls, in order, and completes each one's send.</summary>
+    public static async Task SendAsync(IMessageTransport transport, IReadOnlyList<Pending> all, int kind, CancellationToken cancellationToken)
+    {
+        var entries = new List<Pending>();
+        foreach (Pending pending in all)
+        {
+            if (pending.Kind == kind)
+            {
+                entries.Add(pending);
+            }
+        }
+
+        for (int attempt = 1; entries.Count > 0; attempt++)
+        {
+            IReadOnlyList<BatchEntryResult> results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
+            var again = new List<Pending>();
+            for (int i = 0; i < entries.Count; i++)
+            {
+                BatchEntryResult result = results[i];
+                if (result.Succeeded)
+                {
+                    entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
+                }
+                else if (!result.SenderFault && attempt < MaxAttempts && !entries[i].IsFifo)
+                {
+                    again.Add(entries[i]);
+                }
+                else
+                {
+                    entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
+                    {
+                        ErrorCode = result.ErrorCode,
+                        IsTransient = !result.SenderFault,
+                    });
+                }
+            }
+
+            entries = again;
+            if (entries.Count > 0)
+            {
+                await Task.Delay(FirstBackoff * (1 << (attempt - 1)), cancellationToken).ConfigureAwait(false);
+            }
+        }
+    }
+
+    private static Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, List<Pending> entries, int kind, CancellationToken cancellationToken)
+    {
+        switch (kind)
+        {
+            case Pending.Sqs:
+                var sends = new SqsSendRequest[entries.Count];
+                for (int i = 0; i < sends.Length; i++)
+                {
+                    sends[i] = (SqsSendRequest)entries[i].Request;
+                }
+
+                return transport.SendBatchAsync(sends, cancellationToken);
+            case Pending.Sns:
+                var publishes = new SnsPublishRequest[entries.Count];
+                for (int i = 0; i < publishes.Length; i++)
+                {
+                    publishes[i] = (SnsPublishRequest)entries[i].Request;
+                }
+
+                return transport.PublishBatchAsync(publishes, cancellationToken);
+            default:
+                var events = new EventBridgeEntry[entries.Count];
+                for (int i = 0; i < events.Length; i++)
+                {
+                    events[i] = (EventBridgeEntry)entries[i].Request;
+                }
+
+                return transport.PutEventsAsync(events, cancellationToken);
+        }
+    }
+}
+
+/// <summary>A request handed over, and the send waiting for its outcome.</summary>
+internal sealed class Pending(int kind, object request)
+{
+    public const int Sqs = 0, Sns = 1, EventBridge = 2;
+
+    public int Kind { get; } = kind;
+
+    public object Request { get; } = request;
+
+    public bool IsFifo => Request switch
+    {
+        SqsSendRequest r => r.MessageGroupId is not null,
+        SnsPublishRequest r => r.MessageGroupId is not null,
+        _ => false,
+    };
+
+    public TaskCompletionSource<string> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

@@ -27,4 +27,7 @@ internal sealed class BusConfiguration
 
     /// <summary>Gets the problems the builder found, reported with every other at startup (<see cref="MessageBusValidator"/>).</summary>
     public List<string> Problems { get; } = [];
+
+    /// <summary>Gets or sets how long concurrent publishes to one destination are gathered into one batch call, or <c>null</c> (each publish is its own call).</summary>
+    public TimeSpan? CoalescingWindow { get; set; }
 }

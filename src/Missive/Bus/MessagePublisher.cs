@@ -19,6 +19,7 @@ internal sealed class MessagePublisher : IMessagePublisher
     private readonly IEnvelopeFactory _factory;
     private readonly OutboundMessageWriter _writer;
     private readonly IMessageTransport _transport;
+    private readonly IMessageTransport _sends; // the transport, or a coalescer in front of it
     private readonly BusConfiguration _configuration;
     private readonly BusTelemetry _telemetry;
     private readonly IServiceProvider _services;
@@ -33,13 +34,14 @@ internal sealed class MessagePublisher : IMessagePublisher
         _factory = factory;
         _writer = writer;
         _transport = transport;
+        _sends = configuration.CoalescingWindow is { } window && window > TimeSpan.Zero ? new PublishCoalescer(transport, window) : transport;
         _configuration = configuration;
         _telemetry = telemetry;
         _services = services;
     }
 
     public Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
-        => PublishAsync(message, options, _transport, cancellationToken);
+        => PublishAsync(message, options, _sends, cancellationToken);
 
     /// <summary>
     /// Publishes every message as <see cref="PublishAsync{T}(T, PublishOptions?, CancellationToken)"/> does (the

@@ -147,6 +147,61 @@ public sealed class BatchPublishTests
         Assert.DoesNotContain(received, m => m.Body.Contains("\"ORD-3\"", StringComparison.Ordinal));
     }
 
+    [Fact]
+    public async Task CoalescedPublishes_GoInBatchCalls_AndEachCallerGetsItsOwnOutcome()
+    {
+        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(50)));
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        List<Order> orders = Orders(40);
+
+        Task<MessageEnvelope<Order>>[] publishes = orders.Select(o => publisher.PublishAsync(o)).ToArray();
+        Exception? refused = await Record.ExceptionAsync(() => publishes[7]);
+
+        Assert.Equal("InvalidParameterValue", Assert.IsType<MessageTransportException>(refused).ErrorCode);
+        for (int i = 0; i < publishes.Length; i++)
+        {
+            if (i != 7)
+            {
+                Assert.Equal(orders[i], (await publishes[i]).Message);
+            }
+        }
+
+        Assert.Equal(39, transport.Sent.Count);
+        Assert.InRange(transport.Calls, 4, 8); // 40 messages in calls of up to 10 (a window may close early on a slow machine)
+    }
+
+    [Fact]
+    public async Task ACoalescedPublishCancelledBeforeItsCall_SendsNothing_AndARefusedOne_StopsNoOther()
+    {
+        var transport = new ScriptedTransport(_ => null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(300)));
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        List<Order> orders = Orders(3);
+        using var cancel = new CancellationTokenSource();
+
+        Task<MessageEnvelope<Order>> kept = publisher.PublishAsync(orders[0]);
+        Task<MessageEnvelope<Order>> cancelled = publisher.PublishAsync(orders[1], cancellationToken: cancel.Token);
+        Task<MessageEnvelope<Order>> refused = publisher.PublishAsync(orders[2], new PublishOptions { Delay = TimeSpan.FromHours(1) });
+        await cancel.CancelAsync();
+
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled);
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => refused);
+        Assert.Equal(orders[0], (await kept).Message);
+        Assert.Equal(["ORD-0"], transport.Sent);
+        Assert.Equal(1, transport.Calls);
+    }
+
+    [Fact]
+    public void ACoalescingWindowOutOfRange_IsAStartupError()
+    {
+        using IHost host = BusTestHost.Build(b => b.CreateQueue("orders"), bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(5)));
+
+        var error = Assert.Throws<MessageBusConfigurationException>(() => host.Services.GetRequiredService<IMessagePublisher>());
+
+        Assert.Contains("CoalescePublishes", error.Message, StringComparison.Ordinal);
+    }
+
     /// <summary>A host whose bus publishes through <paramref name="transport"/> (no in-memory broker).</summary>
     private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure)
     {
@@ -178,8 +233,13 @@ public sealed class BatchPublishTests
 
         public List<string> Sent { get; } = [];
 
+        public int Calls => _calls;
+
+        private int _calls;
+
         public Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
         {
+            Interlocked.Increment(ref _calls);
             var results = new BatchEntryResult[requests.Count];
             for (int i = 0; i < requests.Count; i++)
             {
