@@ -17,6 +17,7 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --sizes        (envelope sizes only)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved  (reads and writes against their floor, in alternation: a drift check)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --pump [--short] (the bus consuming a backlog against a loop on AWSSDK.SQS, per CPU-second)
+// dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish [--short] (1,000 messages: single, batch, coalesced, against AWSSDK.SQS batches, per CPU-second)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --transport   (the SQS calls, Missive.Aws against AWSSDK.SQS, BenchmarkDotNet in process)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- [BenchmarkDotNet args] [--results DIR]
 //                                                                                  (full runs; writes ratio tables and a chart)
@@ -32,6 +33,12 @@ if (args.Contains("--interleaved"))
 if (args.Contains("--pump"))
 {
     Missive.Benchmarks.Pump.PumpBenchmark.Run(args);
+    return 0;
+}
+
+if (args.Contains("--publish"))
+{
+    Missive.Benchmarks.Publish.PublishBenchmark.Run(args);
     return 0;
 }
 
