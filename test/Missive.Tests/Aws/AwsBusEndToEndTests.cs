@@ -81,6 +81,69 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
         Assert.Equal(0, (await Emulator.StatsAsync()).Rejected);
     }
 
+    [EmulatorTheory]
+    [InlineData("sqs", false)]
+    [InlineData("sns", false)]
+    [InlineData("sqs", true)]
+    public async Task BatchAndCoalescedPublishes_AreSentInBatchCalls_AndEveryMessageArrivesOnce(string route, bool coalesce)
+    {
+        string name = AwsTransportSqsTests.NewName("bus-batch");
+        string queue = name + "-orders";
+        await Emulator.CreateQueueAsync(queue);
+        string topicArn = await Emulator.CreateTopicAsync(name + "-topic");
+        await Emulator.SubscribeAsync(topicArn, queue, raw: true);
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddMessageBus(bus =>
+        {
+            bus.AddMessageType<Order>(TestSerializers.OrderType)
+                .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+                .UseAws(o =>
+                {
+                    Emulator.Apply(o);
+                    o.TopicArns["orders-topic"] = topicArn;
+                });
+            _ = route == "sqs" ? bus.AddSqsPublisher<Order>(queue) : bus.AddSnsPublisher<Order>("orders-topic");
+            if (coalesce)
+            {
+                bus.CoalescePublishes(TimeSpan.FromMilliseconds(50));
+            }
+        });
+        using IHost host = builder.Build();
+        await Emulator.ResetAsync();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        List<Order> orders = Enumerable.Range(0, 25).Select(i => Infrastructure.Orders.Create(1, customer: $"customer-{i}")).ToList();
+
+        if (coalesce)
+        {
+            await Task.WhenAll(orders.Select(o => publisher.PublishAsync(o)));
+        }
+        else
+        {
+            IReadOnlyList<PublishResult<Order>> results = await publisher.PublishBatchAsync(orders);
+            Assert.All(results, r => Assert.True(r.Succeeded, r.Error?.Message));
+        }
+
+        var transport = host.Services.GetRequiredService<Missive.Transport.IMessageTransport>();
+        var reader = host.Services.GetRequiredService<Missive.Transport.InboundMessageReader>();
+        var customers = new List<string>();
+        var watch = Stopwatch.StartNew();
+        while (customers.Count < orders.Count && watch.Elapsed < Patience)
+        {
+            foreach (Missive.Transport.SqsMessage message in await transport.ReceiveAsync(queue, 10, TimeSpan.FromSeconds(1)))
+            {
+                customers.Add(((MessageEnvelope<Order>)reader.Read(message).Envelope!).Message!.CustomerName);
+                await transport.DeleteAsync(queue, message.ReceiptHandle);
+            }
+        }
+
+        Assert.Equal(orders.Select(o => o.CustomerName).Order(), customers.Order());
+        int calls = (await Emulator.RequestsAsync()).Count(r => route == "sqs"
+            ? r.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.SendMessageBatch"
+            : r.Body.Contains("Action=PublishBatch", StringComparison.Ordinal));
+        Assert.InRange(calls, 3, coalesce ? 6 : 3);
+    }
+
     [EmulatorFact]
     public async Task SlowHandler_OnSqs_KeepsItsMessageInvisibleWithHeartbeats()
     {

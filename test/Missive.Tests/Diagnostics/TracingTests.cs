@@ -33,6 +33,41 @@ public sealed class TracingTests
 
     [Theory]
     [MemberData(nameof(Routes))]
+    public async Task ABatchPublish_HasOneProducerSpanPerMessage_EachWithItsOwnMessageId(string route)
+    {
+        var exported = new Exported();
+        using TracerProvider tracing = Sdk.CreateTracerProviderBuilder().AddSource("Missive", Http.Name).AddInMemoryExporter(exported).Build()!;
+        using IHost host = BusTestHost.Build(
+            b =>
+            {
+                b.CreateQueue("orders-queue");
+                b.CreateTopic("orders-topic");
+                b.Subscribe("orders-topic", "orders-queue");
+                b.CreateEventBus("orders-bus");
+                b.AddRule("orders-bus", "orders-queue");
+            },
+            bus => _ = route switch
+            {
+                "sns" => bus.AddSnsPublisher<Order>("orders-topic"),
+                "eventbridge" => bus.AddEventBridgePublisher<Order>("orders-bus"),
+                _ => bus.AddSqsPublisher<Order>("orders-queue"),
+            });
+
+        Activity root;
+        using (root = Http.StartActivity("POST /orders/batch", ActivityKind.Server)!)
+        {
+            await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync([Orders.Create(1), Orders.Create(2), Orders.Create(3)]);
+        }
+
+        List<Activity> producers = Spans(exported, root.TraceId).Where(a => a.Kind == ActivityKind.Producer).ToList();
+        Assert.Equal(3, producers.Count);
+        Assert.All(producers, p => Assert.Equal(root.SpanId, p.ParentSpanId));
+        Assert.Equal(3, producers.Select(p => (string?)p.GetTagItem("messaging.message.id")).Where(id => !string.IsNullOrEmpty(id)).Distinct().Count());
+        Assert.Equal(3, producers.Select(p => (string?)p.GetTagItem("cloudevents.event_id")).Distinct().Count());
+    }
+
+    [Theory]
+    [MemberData(nameof(Routes))]
     public async Task PublishToHandler_IsOneTrace_ConsumerSpanChildOfProducerSpan_NamedAndTaggedByTheConventions(string route)
     {
         var exported = new Exported();
