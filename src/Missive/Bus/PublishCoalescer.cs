@@ -7,11 +7,13 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// Gathers the sends of concurrent publishes to one destination for at most a window, or until 10 have come, and sends
-/// them in one batch call (<see cref="BatchSends"/>), each publish awaiting its own entry's outcome. The sends of one
-/// destination go in the order they came, one call after another, so a FIFO group keeps its order. A publish cancelled
-/// before its call begins is taken out (nothing is sent); once the call has begun, it ends with the service's answer.
-/// Everything that is not a send goes straight to the transport.
+/// Gathers the sends of concurrent publishes to one destination into batch calls (<see cref="BatchSends"/>), each
+/// publish awaiting its own entry's outcome, as a group commit does: a send to a destination with no call under way goes
+/// at once, alone (at low load a publish waits for nothing); while a call is under way, the sends that come are gathered
+/// and go when it ends, when 10 have come, or when the window since the first of them has passed, whichever is first.
+/// The calls of one destination go one after another, in the order their sends came, so a FIFO group keeps its order. A
+/// publish cancelled before its call begins is taken out (nothing is sent); once the call has begun, it ends with the
+/// service's answer. Everything that is not a send goes straight to the transport.
 /// </summary>
 internal sealed class PublishCoalescer : IMessageTransport
 {
@@ -20,8 +22,7 @@ internal sealed class PublishCoalescer : IMessageTransport
     private readonly IMessageTransport _transport;
     private readonly TimeSpan _window;
     private readonly object _gate = new();
-    private readonly Dictionary<(int Kind, string Destination), List<Pending>> _open = [];
-    private readonly Dictionary<(int Kind, string Destination), Task> _tails = [];
+    private readonly Dictionary<(int Kind, string Destination), Destination> _destinations = [];
 
     public PublishCoalescer(IMessageTransport transport, TimeSpan window)
     {
@@ -46,52 +47,63 @@ internal sealed class PublishCoalescer : IMessageTransport
     public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
         => _transport.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
 
-    private async Task<string> AddAsync(int kind, string destination, object request, CancellationToken cancellationToken)
+    private async Task<string> AddAsync(int kind, string name, object request, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var key = (kind, destination);
         var pending = new Pending(kind, request);
-        List<Pending> list;
-        bool first = false, full = false;
+        List<Pending>? now = null, gathering = null;
+        Destination destination;
         lock (_gate)
         {
-            if (!_open.TryGetValue(key, out list!))
+            if (!_destinations.TryGetValue((kind, name), out destination!))
             {
-                list = [];
-                _open[key] = list;
-                first = true;
+                destination = new Destination(kind);
+                _destinations[(kind, name)] = destination;
             }
 
-            list.Add(pending);
-            if (list.Count == MaxEntries)
+            if (destination.Calls == 0 && destination.Open is null)
             {
-                _open.Remove(key); // full: it goes now, and the next send opens another
-                full = true;
+                now = [pending]; // nothing under way: it goes at once
+            }
+            else
+            {
+                destination.Open ??= [];
+                destination.Open.Add(pending);
+                if (destination.Open.Count == MaxEntries)
+                {
+                    now = destination.Open; // full: it goes now, and the next send opens another
+                    destination.Open = null;
+                }
+                else if (destination.Open.Count == 1)
+                {
+                    gathering = destination.Open; // the first of a gathering starts its window
+                }
+            }
+
+            if (now is not null)
+            {
+                Queue(destination, now);
             }
         }
 
-        if (full)
+        if (gathering is not null)
         {
-            Flush(key, list);
-        }
-        else if (first)
-        {
-            _ = FlushAfterWindowAsync(key, list);
+            _ = CloseAfterWindowAsync(destination, gathering);
         }
 
         // Registered only for a token that can be cancelled (the closure is then the cost of cancelling).
         using CancellationTokenRegistration registration = cancellationToken.CanBeCanceled
-            ? cancellationToken.Register(() => Withdraw(key, list, pending, cancellationToken))
+            ? cancellationToken.Register(() => Withdraw(destination, pending, cancellationToken))
             : default;
         return await pending.Result.Task.ConfigureAwait(false);
     }
 
     /// <summary>A publish cancelled while its call has not begun: taken out, and its send cancelled.</summary>
-    private void Withdraw((int, string) key, List<Pending> list, Pending pending, CancellationToken token)
+    private void Withdraw(Destination destination, Pending pending, CancellationToken token)
     {
         lock (_gate)
         {
-            if (!_open.TryGetValue(key, out List<Pending>? open) || !ReferenceEquals(open, list) || !open.Remove(pending))
+            if (destination.Open is not { } open || !open.Remove(pending))
             {
                 return; // its call has begun: the service's answer decides
             }
@@ -100,56 +112,76 @@ internal sealed class PublishCoalescer : IMessageTransport
         pending.Result.TrySetCanceled(token);
     }
 
-    private async Task FlushAfterWindowAsync((int, string) key, List<Pending> list)
+    private async Task CloseAfterWindowAsync(Destination destination, List<Pending> gathering)
     {
         await Task.Delay(_window).ConfigureAwait(false);
         lock (_gate)
         {
-            if (!_open.TryGetValue(key, out List<Pending>? open) || !ReferenceEquals(open, list))
+            if (!ReferenceEquals(destination.Open, gathering))
             {
-                return; // it filled up and went already
+                return; // it went already: full, or when the call before it ended
             }
 
-            _open.Remove(key);
-        }
-
-        Flush(key, list);
-    }
-
-    /// <summary>Sends a gathered list after the one before it to the same destination, so their order holds.</summary>
-    private void Flush((int Kind, string Destination) key, List<Pending> list)
-    {
-        lock (_gate)
-        {
-            Task previous = _tails.TryGetValue(key, out Task? tail) ? tail : Task.CompletedTask;
-            _tails[key] = SendAfterAsync(previous, key.Kind, list);
+            destination.Open = null;
+            Queue(destination, gathering);
         }
     }
 
-    private async Task SendAfterAsync(Task previous, int kind, List<Pending> list)
+    /// <summary>Queues a call after the ones under way for the destination (under the gate), so their order holds.</summary>
+    private void Queue(Destination destination, List<Pending> entries)
     {
-        await previous.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing);
-        Pending[] entries;
+        destination.Calls++;
+        destination.Tail = SendAfterAsync(destination.Tail, destination, entries);
+    }
+
+    private async Task SendAfterAsync(Task previous, Destination destination, List<Pending> entries)
+    {
+        await previous.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ForceYielding);
+        Pending[] sending;
         lock (_gate)
         {
-            entries = list.ToArray(); // a cancelled publish may have left it until now
-        }
-
-        if (entries.Length == 0)
-        {
-            return;
-        }
-
-        try
-        {
-            await BatchSends.SendAsync(_transport, entries, kind, CancellationToken.None).ConfigureAwait(false);
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            foreach (Pending pending in entries)
+            sending = entries.ToArray(); // under the gate: a gathering may still be filling when it is queued
+            if (ReferenceEquals(destination.Open, entries))
             {
-                pending.Result.TrySetException(e);
+                destination.Open = null;
             }
         }
+
+        if (sending.Length > 0)
+        {
+            try
+            {
+                await BatchSends.SendAsync(_transport, sending, destination.Kind, CancellationToken.None).ConfigureAwait(false);
+            }
+            catch (Exception e) when (!ContentSafety.IsFatal(e))
+            {
+                foreach (Pending pending in sending)
+                {
+                    pending.Result.TrySetException(e);
+                }
+            }
+        }
+
+        lock (_gate)
+        {
+            destination.Calls--;
+            if (destination.Calls == 0 && destination.Open is { Count: > 0 } gathered)
+            {
+                destination.Open = null; // what gathered while the call was under way goes now
+                Queue(destination, gathered);
+            }
+        }
+    }
+
+    /// <summary>A destination's state: the sends gathering, and how many calls are queued or under way.</summary>
+    private sealed class Destination(int kind)
+    {
+        public int Kind { get; } = kind;
+
+        public List<Pending>? Open { get; set; }
+
+        public int Calls { get; set; }
+
+        public Task Tail { get; set; } = Task.CompletedTask;
     }
 }

@@ -224,12 +224,12 @@ public sealed class MessageBusBuilder
     }
 
     /// <summary>
-    /// Gathers concurrent <c>PublishAsync</c> calls to one destination into one batch call (<c>SendMessageBatch</c>,
-    /// <c>PublishBatch</c>, <c>PutEvents</c>): the first publish waits at most <paramref name="window"/> for others, a
-    /// call goes at once when 10 have come, and each publish awaits its own message's outcome and gets its own exception.
-    /// Off by default, as it adds up to the window to a publish's latency: turn it on for many concurrent publishes to
-    /// few destinations (it cuts the requests, and what they are billed, towards a tenth). A publish cancelled before
-    /// its call begins sends nothing.
+    /// Gathers concurrent <c>PublishAsync</c> calls to one destination into batch calls (<c>SendMessageBatch</c>,
+    /// <c>PublishBatch</c>, <c>PutEvents</c>), as a group commit does: a publish to a destination with no call under way
+    /// goes at once; those that come while a call is under way go together when it ends, when 10 have come, or when
+    /// <paramref name="window"/> has passed since the first of them. Each publish awaits its own message's outcome and
+    /// gets its own exception; one cancelled before its call begins sends nothing. Off by default: turn it on for many
+    /// concurrent publishes to few destinations (it cuts the requests, and what they are billed, towards a tenth).
     /// </summary>
     /// <param name="window">How long a publish may wait for others: more than zero, at most one second (a few milliseconds is typical).</param>
     /// <returns>This builder.</returns>

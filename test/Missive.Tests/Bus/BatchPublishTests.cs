@@ -174,22 +174,43 @@ public sealed class BatchPublishTests
     [Fact]
     public async Task ACoalescedPublishCancelledBeforeItsCall_SendsNothing_AndARefusedOne_StopsNoOther()
     {
-        var transport = new ScriptedTransport(_ => null);
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(300)));
+        // The first publish goes at once (nothing under way) and its call is held; the next gathers behind it.
+        var transport = new ScriptedTransport(_ => null) { Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
         List<Order> orders = Orders(3);
         using var cancel = new CancellationTokenSource();
 
         Task<MessageEnvelope<Order>> kept = publisher.PublishAsync(orders[0]);
+        await transport.Entered.Task.WaitAsync(BusTestHost.Patience);
         Task<MessageEnvelope<Order>> cancelled = publisher.PublishAsync(orders[1], cancellationToken: cancel.Token);
         Task<MessageEnvelope<Order>> refused = publisher.PublishAsync(orders[2], new PublishOptions { Delay = TimeSpan.FromHours(1) });
         await cancel.CancelAsync();
+        transport.Hold.SetResult();
 
         await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled);
         await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => refused);
         Assert.Equal(orders[0], (await kept).Message);
         Assert.Equal(["ORD-0"], transport.Sent);
         Assert.Equal(1, transport.Calls);
+    }
+
+    [Fact]
+    public async Task ACoalescedPublishAlone_GoesAtOnce_WithoutWaitingForItsWindow()
+    {
+        var transport = new ScriptedTransport(_ => null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+
+        // A window of a second: were a lone publish to wait it out, these would take three seconds, not far below one.
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        foreach (Order order in Orders(3))
+        {
+            await publisher.PublishAsync(order);
+        }
+
+        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(1), $"three lone publishes took {watch.Elapsed}");
+        Assert.Equal(3, transport.Calls);
     }
 
     [Fact]
@@ -235,11 +256,22 @@ public sealed class BatchPublishTests
 
         public int Calls => _calls;
 
+        /// <summary>Gets or sets a gate every call waits at, once it has said it began (<see cref="Entered"/>).</summary>
+        public TaskCompletionSource? Hold { get; init; }
+
+        public TaskCompletionSource Entered { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
         private int _calls;
 
-        public Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+        public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
         {
             Interlocked.Increment(ref _calls);
+            Entered.TrySetResult();
+            if (Hold is not null)
+            {
+                await Hold.Task;
+            }
+
             var results = new BatchEntryResult[requests.Count];
             for (int i = 0; i < requests.Count; i++)
             {
@@ -261,7 +293,7 @@ public sealed class BatchPublishTests
                 results[i] = BatchEntryResult.Success(i, "m-" + id);
             }
 
-            return Task.FromResult<IReadOnlyList<BatchEntryResult>>(results);
+            return results;
         }
 
         public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException("batch only");
