@@ -175,24 +175,14 @@ internal sealed class MessageDispatcher
 
         bool fifo = deadLetterQueue.EndsWith(".fifo", StringComparison.Ordinal);
         message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
-        // The body goes on as it came: as its bytes when the transport gave bytes, so it is never made a string.
-        SqsSendRequest request = message.HasUtf8Body
-            ? new SqsSendRequest
-            {
-                QueueName = deadLetterQueue,
-                Utf8MessageBody = message.Utf8Body,
-                MessageAttributes = message.MessageAttributes,
-                MessageGroupId = fifo ? group ?? message.MessageId : null,
-                MessageDeduplicationId = fifo ? message.MessageId : null,
-            }
-            : new SqsSendRequest
-            {
-                QueueName = deadLetterQueue,
-                MessageBody = message.Body,
-                MessageAttributes = message.MessageAttributes,
-                MessageGroupId = fifo ? group ?? message.MessageId : null,
-                MessageDeduplicationId = fifo ? message.MessageId : null,
-            };
+        var request = new SqsSendRequest
+        {
+            QueueName = deadLetterQueue,
+            GivenBody = message.GivenBody, // as it came: its bytes when the transport gave bytes, never made a string
+            MessageAttributes = message.MessageAttributes,
+            MessageGroupId = fifo ? group ?? message.MessageId : null,
+            MessageDeduplicationId = fifo ? message.MessageId : null,
+        };
         try
         {
             await transport.SendAsync(request, CancellationToken.None).ConfigureAwait(false);

@@ -334,7 +334,7 @@ internal sealed class MessagePublisher : IMessagePublisher
         return new SqsSendRequest
         {
             QueueName = request.QueueName,
-            Utf8MessageBody = request.Utf8MessageBody,
+            GivenBody = request.GivenBody,
             MessageAttributes = Attributes(request.MessageAttributes, options, SqsRules.MaxMessageAttributes),
             MessageGroupId = request.MessageGroupId,
             MessageDeduplicationId = request.MessageDeduplicationId,

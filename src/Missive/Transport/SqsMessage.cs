@@ -45,6 +45,9 @@ public sealed class SqsMessage
     /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
     internal int Utf8Length => _body.Utf8Length;
 
+    /// <summary>Gets the body in the form it was given (text or bytes), to send it on as it is.</summary>
+    internal MessageBody GivenBody => _body;
+
     /// <summary>Gets the SQS message id.</summary>
     public string MessageId { get; init; } = string.Empty;
 

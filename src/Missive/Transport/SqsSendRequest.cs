@@ -39,6 +39,13 @@ public sealed class SqsSendRequest
     /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
     internal long Utf8Length => _body.Utf8Length;
 
+    /// <summary>Gets or sets the body in the form it was given (text or bytes): a request made from another keeps its form.</summary>
+    internal MessageBody GivenBody
+    {
+        get => _body;
+        init => _body = value;
+    }
+
     /// <summary>Gets the message attributes (at most 10).</summary>
     public IReadOnlyDictionary<string, MessageAttributeValue> MessageAttributes { get; init; } = new Dictionary<string, MessageAttributeValue>();
 
