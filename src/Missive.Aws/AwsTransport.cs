@@ -134,43 +134,60 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         => _sqs.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
 
     /// <inheritdoc />
+    /// <remarks>
+    /// In <c>SendMessageBatch</c> calls within SQS's limits (10 entries, 1 MiB), one queue after another. Entries SQS
+    /// failed on its side (<see cref="BatchEntryResult.SenderFault"/> false) are sent again in a new call under the
+    /// standard retry mode (its attempts, backoff and quota), except on a FIFO queue, where a later message of the group
+    /// may already be sent.
+    /// </remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(requests);
         var results = new BatchEntryResult[requests.Count];
         foreach (KeyValuePair<string, List<(int, SqsSendRequest)>> queue in GroupBy(requests, static r => r.QueueName))
         {
-            foreach (BatchEntryResult result in await _sqs.SendBatchAsync(queue.Key, queue.Value, cancellationToken).ConfigureAwait(false))
-            {
-                results[result.Index] = result;
-            }
+            string name = queue.Key;
+            await BatchEntryRetry.SendAsync(Retry, queue.Value, Ordered(name, queue.Value, static r => r.MessageGroupId), (entries, ct) => _sqs.SendBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
         }
 
         return results;
     }
 
     /// <inheritdoc />
+    /// <remarks>
+    /// In <c>PublishBatch</c> calls within SNS's limits (10 entries, 256 KiB), one topic after another; entries SNS failed
+    /// on its side are sent again as for <see cref="SendBatchAsync"/>, except on a FIFO topic.
+    /// </remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(requests);
         var results = new BatchEntryResult[requests.Count];
         foreach (KeyValuePair<string, List<(int, SnsPublishRequest)>> topic in GroupBy(requests, static r => r.TopicArn))
         {
-            foreach (BatchEntryResult result in await _sns.PublishBatchAsync(topic.Key, topic.Value, cancellationToken).ConfigureAwait(false))
-            {
-                results[result.Index] = result;
-            }
+            string name = topic.Key;
+            await BatchEntryRetry.SendAsync(Retry, topic.Value, Ordered(name, topic.Value, static r => r.MessageGroupId), (entries, ct) => _sns.PublishBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
         }
 
         return results;
     }
 
     /// <inheritdoc />
-    /// <remarks>In <c>PutEvents</c> calls within EventBridge's limits (10 entries, their sizes together under 256 KiB); EventBridge fails entries one by one.</remarks>
+    /// <remarks>
+    /// In <c>PutEvents</c> calls within EventBridge's limits (10 entries, their sizes together under 256 KiB); entries
+    /// EventBridge failed on its side (throttling, an internal failure) are sent again as for <see cref="SendBatchAsync"/>.
+    /// </remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entries);
-        return await _eventBridge.PutEventsAsync(entries, cancellationToken).ConfigureAwait(false);
+        var results = new BatchEntryResult[entries.Count];
+        var indexed = new (int, EventBridgeEntry)[entries.Count];
+        for (int i = 0; i < indexed.Length; i++)
+        {
+            indexed[i] = (i, entries[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(entries)));
+        }
+
+        await BatchEntryRetry.SendAsync(Retry, indexed, ordered: false, _eventBridge.PutEventsAsync, results, cancellationToken).ConfigureAwait(false);
+        return results;
     }
 
     /// <inheritdoc />
@@ -219,6 +236,29 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// <summary>A signing handler of its own over <paramref name="inner"/>; <paramref name="signedAt"/> fixes the signing time (the published test vectors), else the clock is used.</summary>
     internal static DelegatingHandler CreateSigningHandler(Amazon.Runtime.AWSCredentials credentials, Amazon.RegionEndpoint region, string signingName, HttpMessageHandler inner, DateTime? signedAt = null)
         => new SigV4Handler(new SigV4Signer(credentials, region.SystemName, signingName, TimeProvider.System, signedAt), inner);
+
+    /// <summary>
+    /// Whether the messages to a queue or topic keep an order: a FIFO name (SQS and SNS require it to end in
+    /// <c>.fifo</c>), or messages with a group id (FIFO destinations require one; a queue named here by a configured name
+    /// shows it only so).
+    /// </summary>
+    private static bool Ordered<T>(string destination, List<(int, T)> entries, Func<T, string?> group)
+    {
+        if (destination.EndsWith(".fifo", StringComparison.Ordinal))
+        {
+            return true;
+        }
+
+        foreach ((_, T entry) in entries)
+        {
+            if (group(entry) is not null)
+            {
+                return true;
+            }
+        }
+
+        return false;
+    }
 
     private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
     {

@@ -28,7 +28,7 @@ internal sealed class EventBridgeClient
     /// <exception cref="MessageTransportException">The call or the entry failed for good.</exception>
     public async Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken)
     {
-        using PooledBufferWriter body = Body([entry], 0, 1);
+        using PooledBufferWriter body = Body([(0, entry)], 0, 1);
         string? eventId = null;
         using AwsResponse answer = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, response =>
         {
@@ -44,32 +44,32 @@ internal sealed class EventBridgeClient
         return eventId!;
     }
 
-    /// <summary>Puts events in calls within EventBridge's batch limits (<see cref="BatchCalls.EventBridgePutEvents"/>); one result per entry, in order. Failed entries are not retried here.</summary>
-    public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken)
+    /// <summary>Puts events in calls within EventBridge's batch limits (<see cref="BatchCalls.EventBridgePutEvents"/>); one result per entry, in order, each with its entry's index. Failed entries are not retried here.</summary>
+    public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, CancellationToken cancellationToken)
     {
         var results = new BatchEntryResult[entries.Count];
         for (int start = 0, end; start < entries.Count; start = end)
         {
-            end = BatchCalls.End(entries, start, BatchCalls.EventBridgePutEvents, 0, static (entry, _) => BatchCalls.EventBridgeEntrySize(entry));
+            end = BatchCalls.End(entries, start, BatchCalls.EventBridgePutEvents, 0, static (entry, _) => BatchCalls.EventBridgeEntrySize(entry.Entry));
             using PooledBufferWriter body = Body(entries, start, end);
             using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
             BatchEntryResult[] chunk = ReadAnswer(response, end - start);
             for (int i = 0; i < chunk.Length; i++)
             {
-                results[start + i] = chunk[i] with { Index = start + i };
+                results[start + i] = chunk[i] with { Index = entries[start + i].Index };
             }
         }
 
         return results;
     }
 
-    private static PooledBufferWriter Body(IReadOnlyList<EventBridgeEntry> entries, int start, int end)
+    private static PooledBufferWriter Body(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end)
         => AwsJson.Write((entries, start, end), static (w, s) =>
         {
             w.WriteStartArray("Entries");
             for (int i = s.start; i < s.end; i++)
             {
-                EventBridgeEntry entry = s.entries[i];
+                EventBridgeEntry entry = s.entries[i].Entry;
                 w.WriteStartObject();
                 if (entry.Time is { } time)
                 {

@@ -16,6 +16,8 @@ namespace Missive.Aws.Protocol;
 /// <item>Backoff before retry <c>i</c> (from 0): a random fraction of <c>min(base × 2^i, MaxBackoff)</c>, with a base of
 /// 1 second after a throttling error and 50 milliseconds after any other; a larger <c>x-amz-retry-after</c> the
 /// service sent is honoured, up to 5 seconds past the computed delay.</item>
+/// <item>Entries a batch call failed on the service's side are sent again in a new call (<see cref="BeforeEntryRetryAsync"/>)
+/// under the same rules: the same attempts, backoff and quota, as if the entries were a call of their own.</item>
 /// <item>A retry quota shared by every call of the transport: 500 tokens; a retry costs 5 after a throttling error
 /// and 14 after any other; a call that succeeds on its first attempt gives 1 back, one that succeeds on a retry
 /// gives that retry's cost back. With the quota spent, failures are not retried; a long poll first waits the
@@ -86,13 +88,40 @@ internal sealed class AwsRetryStrategy
         }
     }
 
-    /// <summary>The backoff before retry <paramref name="retry"/> (0 for the first retry) after <paramref name="failure"/>.</summary>
-    public TimeSpan DelayFor(AwsServiceFailure failure, int retry)
+    /// <summary>
+    /// Before entries that a batch call failed on the service's side go again in a new call, as retry
+    /// <paramref name="retry"/> (0 for the first): whether the attempts and the quota allow it and, if they do, the
+    /// backoff, waited here.
+    /// </summary>
+    /// <param name="throttling">Whether any of the entries failed for throttling (the longer backoff, the smaller cost).</param>
+    /// <param name="retry">The retry about to be made, from 0.</param>
+    /// <param name="cancellationToken">Cancels the wait.</param>
+    /// <returns>The tokens the retry took from the quota (give them back with <see cref="EntriesRetried"/> if it succeeds), or 0 when the entries are not to be sent again.</returns>
+    public async ValueTask<int> BeforeEntryRetryAsync(bool throttling, int retry, CancellationToken cancellationToken)
     {
-        TimeSpan @base = failure.IsThrottling ? ThrottlingBase : TransientBase;
+        int cost = throttling ? ThrottlingRetryCost : TransientRetryCost;
+        if (retry >= MaxAttempts - 1 || !TryTake(cost))
+        {
+            return 0;
+        }
+
+        await Task.Delay(DelayFor(throttling, null, retry), _timeProvider, cancellationToken).ConfigureAwait(false);
+        return cost;
+    }
+
+    /// <summary>Entries sent again all succeeded: the tokens their retry took go back to the quota, as for a call that succeeds on a retry.</summary>
+    /// <param name="tokens">What <see cref="BeforeEntryRetryAsync"/> took.</param>
+    public void EntriesRetried(int tokens) => Refund(tokens);
+
+    /// <summary>The backoff before retry <paramref name="retry"/> (0 for the first retry) after <paramref name="failure"/>.</summary>
+    public TimeSpan DelayFor(AwsServiceFailure failure, int retry) => DelayFor(failure.IsThrottling, failure.RetryAfter, retry);
+
+    private TimeSpan DelayFor(bool throttling, TimeSpan? retryAfter, int retry)
+    {
+        TimeSpan @base = throttling ? ThrottlingBase : TransientBase;
         double ceiling = Math.Min(@base.TotalMilliseconds * Math.Pow(2, Math.Min(retry, 30)), _maxBackoff.TotalMilliseconds);
         var delay = TimeSpan.FromMilliseconds(_random() * ceiling);
-        if (failure.RetryAfter is { } asked && asked > delay)
+        if (retryAfter is { } asked && asked > delay)
         {
             delay = asked < delay + RetryAfterAllowance ? asked : delay + RetryAfterAllowance;
         }

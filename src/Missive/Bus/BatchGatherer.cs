@@ -12,7 +12,7 @@ namespace Missive.Bus;
 /// the batch has either handed its request over or finished without one (refused, short-circuited), the requests go in
 /// the transport's batch calls, in the order of the batch (the transport cuts them into calls within the service's
 /// limits, one after another, so a FIFO group keeps its order), and each waiting send gets its own entry's outcome.
-/// Failed entries are sent again as <see cref="BatchSends"/> says.
+/// Failed entries are not sent again here: the transport's batch calls retry what they retry (<see cref="BatchSends"/>).
 /// </summary>
 internal sealed class BatchGatherer
 {
@@ -121,17 +121,12 @@ internal sealed class BatchGatherer
 /// <summary>
 /// The batch calls of a batch publish or of coalesced publishes: the requests of one kind, in order, in the transport's
 /// batch calls (which cut them within the service's limits), each request's send completed with its own entry's outcome.
-/// An entry the service failed for a reason on its side (<see cref="BatchEntryResult.SenderFault"/> false) is sent
-/// again, with the others so failed, up to <see cref="MaxAttempts"/> calls in all, after a short backoff; on a FIFO
-/// destination it is not, as a later message of its group may already have been sent.
+/// Retrying is the transport's: its batch calls return each entry's last outcome (the AWS transport sends entries the
+/// service failed on its side again under AWS's standard retry mode); a failure left is that entry's
+/// <see cref="MessageTransportException"/>, transient when it was not the sender's fault.
 /// </summary>
 internal static class BatchSends
 {
-    /// <summary>The most batch calls an entry goes in (the first and two more).</summary>
-    public const int MaxAttempts = 3;
-
-    private static readonly TimeSpan FirstBackoff = TimeSpan.FromMilliseconds(50);
-
     /// <summary>Sends the requests of one kind among <paramref name="all"/> in the transport's batch calls, in order, and completes each one's send.</summary>
     public static async Task SendAsync(IMessageTransport transport, IReadOnlyList<Pending> all, int kind, CancellationToken cancellationToken)
     {
@@ -144,35 +139,26 @@ internal static class BatchSends
             }
         }
 
-        for (int attempt = 1; entries.Count > 0; attempt++)
+        if (entries.Count == 0)
         {
-            IReadOnlyList<BatchEntryResult> results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
-            var again = new List<Pending>();
-            for (int i = 0; i < entries.Count; i++)
-            {
-                BatchEntryResult result = results[i];
-                if (result.Succeeded)
-                {
-                    entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
-                }
-                else if (!result.SenderFault && attempt < MaxAttempts && !entries[i].IsFifo)
-                {
-                    again.Add(entries[i]);
-                }
-                else
-                {
-                    entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
-                    {
-                        ErrorCode = result.ErrorCode,
-                        IsTransient = !result.SenderFault,
-                    });
-                }
-            }
+            return;
+        }
 
-            entries = again;
-            if (entries.Count > 0)
+        IReadOnlyList<BatchEntryResult> results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
+        for (int i = 0; i < entries.Count; i++)
+        {
+            BatchEntryResult result = results[i];
+            if (result.Succeeded)
             {
-                await Task.Delay(FirstBackoff * (1 << (attempt - 1)), cancellationToken).ConfigureAwait(false);
+                entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
+            }
+            else
+            {
+                entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
+                {
+                    ErrorCode = result.ErrorCode,
+                    IsTransient = !result.SenderFault,
+                });
             }
         }
     }
@@ -217,13 +203,6 @@ internal sealed class Pending(int kind, object request)
     public int Kind { get; } = kind;
 
     public object Request { get; } = request;
-
-    public bool IsFifo => Request switch
-    {
-        SqsSendRequest r => r.MessageGroupId is not null,
-        SnsPublishRequest r => r.MessageGroupId is not null,
-        _ => false,
-    };
 
     public TaskCompletionSource<string> Result { get; } = new(TaskCreationOptions.RunContinuationsAsynchronously);
 }

@@ -34,9 +34,10 @@ public interface IMessagePublisher
     /// <exception cref="ArgumentNullException"><paramref name="messages"/> is null.</exception>
     /// <exception cref="MessageBusConfigurationException">The type is not registered or has no route.</exception>
     /// <remarks>
-    /// An entry the service failed on its side is sent again, up to three calls in all (not on a FIFO destination, where
-    /// a later message of its group may already be sent). Nothing is reported sent that the service did not accept. This
-    /// default publishes one message after another; the bus's own publisher makes the batch calls.
+    /// Retrying failed entries is the transport's (the AWS transport sends an entry the service failed on its side again
+    /// under AWS's standard retry mode, not on a FIFO destination, where a later message of its group may already be
+    /// sent). Nothing is reported sent that the service did not accept. This default publishes one message after
+    /// another; the bus's own publisher makes the batch calls.
     /// </remarks>
     async Task<IReadOnlyList<PublishResult<T>>> PublishBatchAsync<T>(IReadOnlyList<T> messages, Func<T, PublishOptions?>? options = null, CancellationToken cancellationToken = default)
     {

@@ -12,7 +12,8 @@ namespace Missive.Transport;
 /// <remarks>
 /// The batch operations have default implementations that make one call per entry, so a transport
 /// only overrides them when its service has batch calls. Each entry of a batch succeeds or fails on
-/// its own; a batch call throws only when no entry could be attempted.
+/// its own; a batch call throws only when no entry could be attempted. A batch call returns each entry's last
+/// outcome: whatever the transport retries, it retries inside the call (the bus does not send a failed entry again).
 /// </remarks>
 public interface IMessageTransport
 {

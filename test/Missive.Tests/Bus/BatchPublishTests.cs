@@ -78,7 +78,7 @@ public sealed class BatchPublishTests
     }
 
     [Fact]
-    public async Task AnEntryTheServiceFailedOnItsSide_IsSentAgain_AndOneItRefused_IsThatEntrysError()
+    public async Task AnEntryTheTransportFailed_IsThatEntrysError_TransientWhenNotTheSendersFault_AndTheBusSendsNothingAgain()
     {
         var transport = new ScriptedTransport(request =>
             request.MessageBody.Contains("\"ORD-2\"", StringComparison.Ordinal) ? "InternalError"
@@ -88,15 +88,33 @@ public sealed class BatchPublishTests
 
         IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(6));
 
-        Assert.True(results[2].Succeeded); // failed once on the service's side, sent again
+        var failed = Assert.IsType<MessageTransportException>(results[2].Error); // retrying is the transport's
+        Assert.Equal("InternalError", failed.ErrorCode);
+        Assert.True(failed.IsTransient);
         var refused = Assert.IsType<MessageTransportException>(results[4].Error);
         Assert.Equal("InvalidParameterValue", refused.ErrorCode);
+        Assert.False(refused.IsTransient);
         Assert.Null(results[4].Envelope);
-        Assert.Equal(5, results.Count(r => r.Succeeded));
-        Assert.Equal(2, transport.Attempts["ORD-2"]);
-        Assert.Equal(1, transport.Attempts["ORD-4"]);
-        Assert.Equal(1, transport.Attempts["ORD-0"]);
-        Assert.Equal(5, transport.Sent.Count); // nothing reported sent that was not
+        Assert.Equal(4, results.Count(r => r.Succeeded));
+        Assert.Equal(1, transport.Calls);
+        Assert.Equal(4, transport.Sent.Count); // nothing reported sent that was not
+    }
+
+    [Fact]
+    public async Task OnTheAwsTransport_AnEntrySqsFailedOnItsSide_IsSentAgainByTheTransport_AndReportedSent()
+    {
+        var endpoint = new BatchEchoEndpoint { FailFirst = "ORD-2" };
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret"), VerifyMessageDigests = false, MaxBackoff = TimeSpan.FromMilliseconds(5) };
+        options.QueueUrls["orders"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/orders");
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(6));
+
+        Assert.All(results, r => Assert.True(r.Succeeded, r.Error?.Message));
+        Assert.Equal(2, endpoint.Calls);
+        Assert.Equal(7, endpoint.Entries); // six, then the failed one alone
     }
 
     [Fact]
@@ -312,25 +330,37 @@ public sealed class BatchPublishTests
     /// <summary>SQS in process answering each SendMessageBatch with every entry it was sent as successful, and counting.</summary>
     private sealed class BatchEchoEndpoint : HttpMessageHandler
     {
-        private int _calls, _entries;
+        private int _calls, _entries, _failed;
 
         public int Calls => _calls;
 
         public int Entries => _entries;
 
+        /// <summary>Gets an order id whose entry the first time fails on the service's side (<c>InternalError</c>, <c>SenderFault</c> false).</summary>
+        public string? FailFirst { get; init; }
+
         protected override async Task<HttpResponseMessage> SendAsync(HttpRequestMessage request, CancellationToken cancellationToken)
         {
             using System.Text.Json.JsonDocument body = System.Text.Json.JsonDocument.Parse(await request.Content!.ReadAsByteArrayAsync(cancellationToken));
             var answer = new StringBuilder("{\"Successful\":[");
-            int n = 0;
+            string failed = string.Empty;
+            int n = 0, succeeded = 0;
             foreach (System.Text.Json.JsonElement entry in body.RootElement.GetProperty(nameof(Entries)).EnumerateArray())
             {
-                answer.Append(n++ > 0 ? "," : string.Empty).Append("{\"Id\":\"").Append(entry.GetProperty("Id").GetString()).Append("\",\"MessageId\":\"m").Append(n).Append("\"}");
+                n++;
+                string id = entry.GetProperty("Id").GetString()!;
+                if (FailFirst is not null && entry.GetProperty("MessageBody").GetString()!.Contains("\"" + FailFirst + "\"", StringComparison.Ordinal) && Interlocked.Exchange(ref _failed, 1) == 0)
+                {
+                    failed = "{\"Id\":\"" + id + "\",\"SenderFault\":false,\"Code\":\"InternalError\",\"Message\":\"try again\"}";
+                    continue;
+                }
+
+                answer.Append(succeeded++ > 0 ? "," : string.Empty).Append("{\"Id\":\"").Append(id).Append("\",\"MessageId\":\"m").Append(n).Append("\"}");
             }
 
             Interlocked.Increment(ref _calls);
             Interlocked.Add(ref _entries, n);
-            return new HttpResponseMessage(HttpStatusCode.OK) { Content = new StringContent(answer.Append("],\"Failed\":[]}").ToString(), Encoding.UTF8, "application/x-amz-json-1.0") };
+            return new HttpResponseMessage(HttpStatusCode.OK) { Content = new StringContent(answer.Append("],\"Failed\":[" + failed + "]}").ToString(), Encoding.UTF8, "application/x-amz-json-1.0") };
         }
     }
 }

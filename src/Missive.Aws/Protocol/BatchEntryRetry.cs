@@ -1,0 +1,63 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Transport;
+
+namespace Missive.Aws.Protocol;
+
+/// <summary>
+/// The entries of a batch call that the service failed on its side (<see cref="BatchEntryResult.SenderFault"/> false:
+/// throttling, an internal error), sent again in a new call under AWS's standard retry mode
+/// (<see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/>); the sender's faults and what is left when the attempts or the
+/// quota run out stay as their entries' failures. Nothing is sent again on a FIFO destination: a later message of the
+/// failed one's group may already be sent, and sending it again would put it after that one.
+/// </summary>
+internal static class BatchEntryRetry
+{
+    /// <summary>Sends <paramref name="entries"/> with <paramref name="call"/>, and again those that failed on the service's side, as the strategy allows.</summary>
+    /// <param name="retry">The transport's retry strategy.</param>
+    /// <param name="entries">The entries, each with its index in <paramref name="results"/>.</param>
+    /// <param name="ordered">Whether the destination is FIFO (then nothing is sent again).</param>
+    /// <param name="call">The batch calls over some of the entries: one result per entry given, in order, with the entry's index.</param>
+    /// <param name="results">Where each entry's last outcome is put, at its index.</param>
+    /// <param name="cancellationToken">Cancels the calls and the backoff.</param>
+    public static async Task SendAsync<T>(AwsRetryStrategy retry, IReadOnlyList<(int Index, T Item)> entries, bool ordered, Func<IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, BatchEntryResult[] results, CancellationToken cancellationToken)
+    {
+        int tokens = 0;
+        for (int attempt = 0; ; attempt++)
+        {
+            BatchEntryResult[] outcomes = await call(entries, cancellationToken).ConfigureAwait(false);
+            List<(int Index, T Item)>? again = null;
+            bool throttling = false;
+            for (int i = 0; i < outcomes.Length; i++)
+            {
+                BatchEntryResult outcome = outcomes[i];
+                results[outcome.Index] = outcome;
+                if (!outcome.Succeeded && !outcome.SenderFault && !ordered)
+                {
+                    (again ??= []).Add(entries[i]);
+                    throttling |= AwsErrorCodes.IsThrottling(outcome.ErrorCode, null);
+                }
+            }
+
+            if (again is null)
+            {
+                if (tokens > 0)
+                {
+                    retry.EntriesRetried(tokens);
+                }
+
+                return;
+            }
+
+            tokens = await retry.BeforeEntryRetryAsync(throttling, attempt, cancellationToken).ConfigureAwait(false);
+            if (tokens == 0)
+            {
+                return;
+            }
+
+            entries = again;
+        }
+    }
+}
