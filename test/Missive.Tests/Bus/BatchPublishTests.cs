@@ -168,12 +168,19 @@ public sealed class BatchPublishTests
     [Fact]
     public async Task CoalescedPublishes_GoInBatchCalls_AndEachCallerGetsItsOwnOutcome()
     {
-        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null);
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(50)));
+        // The first publish goes at once and its call is held while the others come: they gather behind it, in tens.
+        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null)
+        {
+            Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously),
+        };
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
-        List<Order> orders = Orders(40);
+        List<Order> orders = Orders(41);
 
         Task<MessageEnvelope<Order>>[] publishes = orders.Select(o => publisher.PublishAsync(o)).ToArray();
+        await transport.Entered.Task.WaitAsync(BusTestHost.Patience);
+        await Task.Delay(TimeSpan.FromMilliseconds(100));
+        transport.Hold.SetResult();
         Exception? refused = await Record.ExceptionAsync(() => publishes[7]);
 
         Assert.Equal("InvalidParameterValue", Assert.IsType<MessageTransportException>(refused).ErrorCode);
@@ -185,8 +192,8 @@ public sealed class BatchPublishTests
             }
         }
 
-        Assert.Equal(39, transport.Sent.Count);
-        Assert.InRange(transport.Calls, 4, 8); // 40 messages in calls of up to 10 (a window may close early on a slow machine)
+        Assert.Equal(40, transport.Sent.Count);
+        Assert.InRange(transport.Calls, 5, 8); // 1, then 40 in calls of up to 10 (a window may close early on a very slow machine)
     }
 
     [Fact]
@@ -211,6 +218,27 @@ public sealed class BatchPublishTests
         Assert.Equal(orders[0], (await kept).Message);
         Assert.Equal(["ORD-0"], transport.Sent);
         Assert.Equal(1, transport.Calls);
+    }
+
+    [Fact]
+    public async Task ACoalescedPublishWhoseCallerTimesOutWhileItsCallIsUnderWay_EndsWithTheServicesAnswer()
+    {
+        // Its call has begun: the entry may already be sent, so the caller learns what the service answered, not a guess.
+        var transport = new ScriptedTransport(_ => null) { Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(5)));
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        Order order = Orders(1)[0];
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMilliseconds(50));
+
+        Task<MessageEnvelope<Order>> publish = publisher.PublishAsync(order, cancellationToken: timeout.Token);
+        await transport.Entered.Task.WaitAsync(BusTestHost.Patience);
+        await Task.Delay(TimeSpan.FromMilliseconds(200));
+        Assert.True(timeout.IsCancellationRequested);
+        Assert.False(publish.IsCompleted);
+        transport.Hold!.SetResult();
+
+        Assert.Equal(order, (await publish.WaitAsync(BusTestHost.Patience)).Message);
+        Assert.Equal(["ORD-0"], transport.Sent);
     }
 
     [Fact]

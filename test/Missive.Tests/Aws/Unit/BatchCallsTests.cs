@@ -45,6 +45,44 @@ public sealed class BatchCallsTests
         Assert.Equal([1, 1, 2], Calls(sizes, BatchCalls.SqsSend, static (size, _) => size));
     }
 
+    [Theory]
+    [InlineData("sqs")]
+    [InlineData("sns")]
+    [InlineData("eventbridge")]
+    public void AtTheLimitAnEntryFits_AndOneByteMoreGoesInTheNextCall(string service)
+    {
+        BatchLimits limits = service switch { "sqs" => BatchCalls.SqsSend, "sns" => BatchCalls.SnsPublish, _ => BatchCalls.EventBridgePutEvents };
+        long quarter = limits.MaxPayload / 4;
+        List<long> exact = [quarter, quarter, quarter, limits.MaxPayload - (3 * quarter), 1];
+        List<long> over = [quarter, quarter, quarter, limits.MaxPayload - (3 * quarter) + 1, 1];
+
+        Assert.Equal([4, 1], Calls(exact, limits, static (size, _) => size));
+        Assert.Equal([3, 2], Calls(over, limits, static (size, _) => size));
+    }
+
+    [Fact]
+    public void CountAndSize_AtOnce_EachCallEndsAtWhicheverComesFirst()
+    {
+        // 12 small, then 3 of 400 KiB, then 12 small: 10 | 2 small and 2 large (1 MiB would be passed by the third) | 1 large and 9 small | 3 small.
+        var sizes = new List<long>();
+        for (int i = 0; i < 12; i++)
+        {
+            sizes.Add(100);
+        }
+
+        for (int i = 0; i < 3; i++)
+        {
+            sizes.Add(400 * 1024);
+        }
+
+        for (int i = 0; i < 12; i++)
+        {
+            sizes.Add(100);
+        }
+
+        Assert.Equal([10, 4, 10, 3], Calls(sizes, BatchCalls.SqsSend, static (size, _) => size));
+    }
+
     [Fact]
     public void AnEventBridgeEntry_CountsAsTheUserGuideSays()
     {

@@ -111,42 +111,33 @@ public sealed class BatchEntryRetryTests
     [Fact]
     public async Task PublishBatch_AnEntrySnsFailedOnItsSide_IsSentAgainAlone()
     {
-        var calls = new List<string[]>();
-        var handler = new RecordingHandler
-        {
-            Default = request =>
-            {
-                Dictionary<string, string> form = request.Body.Split('&').Select(p => p.Split('=')).ToDictionary(p => WebUtility.UrlDecode(p[0]), p => WebUtility.UrlDecode(p[1]));
-                var messages = new List<string>();
-                var answer = new StringBuilder("<PublishBatchResponse><PublishBatchResult><Successful>");
-                var failed = new StringBuilder();
-                for (int n = 1; form.TryGetValue($"PublishBatchRequestEntries.member.{n}.Message", out string? message); n++)
-                {
-                    string id = form[$"PublishBatchRequestEntries.member.{n}.Id"];
-                    messages.Add(message);
-                    if (message == "p1" && calls.Count == 0)
-                    {
-                        failed.Append($"<member><Id>{id}</Id><Code>InternalError</Code><Message>try later</Message><SenderFault>false</SenderFault></member>");
-                    }
-                    else
-                    {
-                        answer.Append($"<member><Id>{id}</Id><MessageId>m-{message}</MessageId></member>");
-                    }
-                }
+        var sns = new ScriptedSns((message, attempt) => message == "p1" && attempt == 1);
+        using AwsTransport transport = Transport(sns.Handler);
 
-                calls.Add([.. messages]);
-                answer.Append("</Successful><Failed>").Append(failed).Append("</Failed></PublishBatchResult></PublishBatchResponse>");
-                return RecordingHandler.Answer(HttpStatusCode.OK, answer.ToString());
-            },
-        };
-        using AwsTransport transport = Transport(handler);
-        const string topic = "arn:aws:sns:eu-west-1:123456789012:orders";
-
-        IReadOnlyList<BatchEntryResult> results = await transport.PublishBatchAsync(
-            [new SnsPublishRequest { TopicArn = topic, Message = "p0" }, new SnsPublishRequest { TopicArn = topic, Message = "p1" }, new SnsPublishRequest { TopicArn = topic, Message = "p2" }]);
+        IReadOnlyList<BatchEntryResult> results = await transport.PublishBatchAsync([.. Enumerable.Range(0, 3).Select(i => Publish("p" + i))]);
 
         Assert.Equal(["m-p0", "m-p1", "m-p2"], results.Select(r => r.MessageId));
-        Assert.Equal([["p0", "p1", "p2"], ["p1"]], calls);
+        Assert.Equal([["p0", "p1", "p2"], ["p1"]], sns.Calls);
+    }
+
+    [Fact]
+    public async Task BatchCalls_AreCutByTheRequestsOwnSizes_AtEachServicesLimit()
+    {
+        var sqs = new ScriptedSqs((_, _) => null);
+        var sns = new ScriptedSns((_, _) => false);
+        using AwsTransport toSqs = Transport(sqs.Handler);
+        using AwsTransport toSns = Transport(sns.Handler);
+        string large = new('x', 400 * 1024), medium = new('y', 100 * 1024);
+
+        // SQS, 1 MiB: two 400 KiB bodies fit with the small ones before them, a third does not; then count.
+        SqsSendRequest[] sends = [.. Requests("orders", 2), .. Enumerable.Range(0, 3).Select(_ => new SqsSendRequest { QueueName = "orders", MessageBody = large }), .. Requests("orders", 12)];
+        Assert.All(await toSqs.SendBatchAsync(sends), r => Assert.True(r.Succeeded));
+        Assert.Equal([4, 10, 3], sqs.Calls.Select(c => c.Length));
+
+        // SNS, 256 KiB: two 100 KiB messages fit, a third does not.
+        SnsPublishRequest[] publishes = [.. Enumerable.Range(0, 3).Select(_ => Publish(medium)), Publish("p3")];
+        Assert.All(await toSns.PublishBatchAsync(publishes), r => Assert.True(r.Succeeded));
+        Assert.Equal([2, 2], sns.Calls.Select(c => c.Length));
     }
 
     [Fact]
@@ -181,6 +172,8 @@ public sealed class BatchEntryRetryTests
         Assert.Equal([["{\"n\":0}", "{\"n\":1}", "{\"n\":2}"], ["{\"n\":1}"]], calls);
         Assert.Equal(500, transport.Retry.Quota);
     }
+
+    private static SnsPublishRequest Publish(string message) => new() { TopicArn = "arn:aws:sns:eu-west-1:123456789012:orders", Message = message };
 
     private static SqsSendRequest[] Requests(string queue, int count, string? group = null)
         => [.. Enumerable.Range(0, count).Select(i => new SqsSendRequest { QueueName = queue, MessageBody = "b" + i, MessageGroupId = group, MessageDeduplicationId = group is null ? null : "d" + i })];
@@ -222,12 +215,54 @@ public sealed class BatchEntryRetryTests
                         }
                         else
                         {
-                            successful.Add($"{{\"Id\":\"{id}\",\"MessageId\":\"m-{text}\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"}}");
+                            successful.Add($"{{\"Id\":\"{id}\",\"MessageId\":\"m-{(text.Length > 10 ? "long" : text)}\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"}}");
                         }
                     }
 
                     Calls.Add([.. bodies]);
                     return RecordingHandler.Json(HttpStatusCode.OK, $"{{\"Successful\":[{string.Join(",", successful)}],\"Failed\":[{string.Join(",", failed)}]}}");
+                },
+            };
+        }
+
+        public RecordingHandler Handler { get; }
+
+        public List<string[]> Calls { get; } = [];
+    }
+
+    /// <summary>SNS answering <c>PublishBatch</c> as its API reference shows (XML), failing on its side the entries a script names, and recording each call's messages.</summary>
+    private sealed class ScriptedSns
+    {
+        private readonly Dictionary<string, int> _attempts = [];
+
+        public ScriptedSns(Func<string, int, bool> fails)
+        {
+            Handler = new RecordingHandler
+            {
+                Default = request =>
+                {
+                    Dictionary<string, string> form = request.Body.Split('&').Select(p => p.Split('=')).ToDictionary(p => WebUtility.UrlDecode(p[0]), p => WebUtility.UrlDecode(p[1]));
+                    var messages = new List<string>();
+                    var answer = new StringBuilder("<PublishBatchResponse><PublishBatchResult><Successful>");
+                    var failed = new StringBuilder();
+                    for (int n = 1; form.TryGetValue($"PublishBatchRequestEntries.member.{n}.Message", out string? message); n++)
+                    {
+                        string id = form[$"PublishBatchRequestEntries.member.{n}.Id"];
+                        messages.Add(message);
+                        int attempt = _attempts[message] = _attempts.GetValueOrDefault(message) + 1;
+                        if (fails(message, attempt))
+                        {
+                            failed.Append($"<member><Id>{id}</Id><Code>InternalError</Code><Message>try later</Message><SenderFault>false</SenderFault></member>");
+                        }
+                        else
+                        {
+                            answer.Append($"<member><Id>{id}</Id><MessageId>m-{(message.Length > 10 ? "long" : message)}</MessageId></member>");
+                        }
+                    }
+
+                    Calls.Add([.. messages]);
+                    answer.Append("</Successful><Failed>").Append(failed).Append("</Failed></PublishBatchResult></PublishBatchResponse>");
+                    return RecordingHandler.Answer(HttpStatusCode.OK, answer.ToString());
                 },
             };
         }
