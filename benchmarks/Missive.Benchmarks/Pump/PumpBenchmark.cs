@@ -100,7 +100,7 @@ public static class PumpBenchmark
         options.QueueUrls["bench"] = new Uri(FakeSqsEndpoint.QueueUrl);
         AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
         using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings());
         builder.Logging.ClearProviders();
         builder.Services.AddSingleton(counter);
         builder.Services.AddSingleton<IMessageTransport>(transport);

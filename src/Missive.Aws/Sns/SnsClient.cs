@@ -21,6 +21,11 @@ internal sealed class SnsClient
     private static readonly AwsContentType ContentType = new("application/x-www-form-urlencoded; charset=utf-8");
     private const string ApiVersion = "2010-03-31";
 
+    /// <summary>The entry ids of a batch call: their positions in it.</summary>
+    private static readonly string[] EntryIds = ["0", "1", "2", "3", "4", "5", "6", "7", "8", "9"];
+
+    private static ReadOnlySpan<byte> EntriesList => "PublishBatchRequestEntries.member."u8;
+
     private readonly AwsServiceClient _service;
     private readonly IReadOnlyDictionary<string, string> _topicArns;
 
@@ -50,10 +55,10 @@ internal sealed class SnsClient
 
     public async Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken)
     {
-        var form = new QueryForm("Publish", ApiVersion);
+        using var form = new QueryForm("Publish", ApiVersion);
         form.Add("TopicArn", GetTopicArn(request.TopicArn));
-        AddMessage(form, string.Empty, request);
-        using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.ToBytes(), TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        AddMessage(form, request);
+        using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
         string? messageId = null;
         ReadXml(response, "Publish", reader =>
         {
@@ -78,16 +83,15 @@ internal sealed class SnsClient
         for (int start = 0, end; start < requests.Count; start = end)
         {
             end = BatchCalls.End(requests, start, BatchCalls.SnsPublish, 0, static (entry, _) => entry.Request.ComputeSize());
-            var form = new QueryForm("PublishBatch", ApiVersion);
+            using var form = new QueryForm("PublishBatch", ApiVersion);
             form.Add("TopicArn", topicArn);
             for (int i = start; i < end; i++)
             {
-                string prefix = $"PublishBatchRequestEntries.member.{i - start + 1}.";
-                form.Add(prefix + "Id", (i - start).ToString(CultureInfo.InvariantCulture));
-                AddMessage(form, prefix, requests[i].Request);
+                form.AddMember(EntriesList, i - start + 1, "Id"u8, EntryIds[i - start]);
+                AddMessage(form, requests[i].Request, member: i - start + 1);
             }
 
-            using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.ToBytes(), TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+            using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
             ReadBatchAnswer(response, start, end, results);
         }
 
@@ -99,12 +103,19 @@ internal sealed class SnsClient
         return results;
     }
 
-    private static void AddMessage(QueryForm form, string prefix, SnsPublishRequest request)
+    /// <summary>The message's fields: of the request itself (<paramref name="member"/> 0, <c>Publish</c>), or of entry <paramref name="member"/> of a <c>PublishBatch</c>.</summary>
+    private static void AddMessage(QueryForm form, SnsPublishRequest request, int member = 0)
     {
-        form.Add(prefix + "Message", request.Message);
-        form.AddIfSet(prefix + "Subject", request.Subject);
-        form.AddIfSet(prefix + "MessageGroupId", request.MessageGroupId);
-        form.AddIfSet(prefix + "MessageDeduplicationId", request.MessageDeduplicationId);
+        form.AddMember(EntriesList, member, "Message"u8, request.Message);
+        form.AddMember(EntriesList, member, "Subject"u8, request.Subject);
+        form.AddMember(EntriesList, member, "MessageGroupId"u8, request.MessageGroupId);
+        form.AddMember(EntriesList, member, "MessageDeduplicationId"u8, request.MessageDeduplicationId);
+        if (request.MessageAttributes.Count == 0)
+        {
+            return;
+        }
+
+        string prefix = member == 0 ? string.Empty : $"PublishBatchRequestEntries.member.{member}.";
         int n = 0;
         foreach (KeyValuePair<string, MessageAttributeValue> attribute in request.MessageAttributes)
         {
@@ -205,37 +216,5 @@ internal sealed class SnsClient
         public string? Code;
         public string? Message;
         public bool SenderFault;
-    }
-
-    /// <summary>An <c>application/x-www-form-urlencoded</c> body with RFC 3986 percent-encoding, as the Query protocol takes it.</summary>
-    private sealed class QueryForm
-    {
-        private readonly StringBuilder _text = new();
-
-        public QueryForm(string action, string version)
-        {
-            Add("Action", action);
-            Add("Version", version);
-        }
-
-        public void Add(string name, string value)
-        {
-            if (_text.Length > 0)
-            {
-                _text.Append('&');
-            }
-
-            _text.Append(Uri.EscapeDataString(name)).Append('=').Append(Uri.EscapeDataString(value));
-        }
-
-        public void AddIfSet(string name, string? value)
-        {
-            if (value is not null)
-            {
-                Add(name, value);
-            }
-        }
-
-        public byte[] ToBytes() => Encoding.UTF8.GetBytes(_text.ToString());
     }
 }
