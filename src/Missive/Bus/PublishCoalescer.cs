@@ -50,7 +50,7 @@ internal sealed class PublishCoalescer : IMessageTransport
     private async Task<string> AddAsync(int kind, string name, object request, CancellationToken cancellationToken)
     {
         cancellationToken.ThrowIfCancellationRequested();
-        var pending = new Pending(kind, request);
+        var pending = new Pending(kind, request, continueInline: false);
         List<Pending>? now = null, gathering = null;
         Destination destination;
         lock (_gate)
