@@ -101,6 +101,10 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     internal AwsRetryStrategy Retry { get; }
 
     /// <inheritdoc />
+    /// <remarks><c>true</c>: a body is read while the request is written and its digest checked, both within the call.</remarks>
+    public bool IsDoneWithBodiesWhenCallsComplete => true;
+
+    /// <inheritdoc />
     public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(request);

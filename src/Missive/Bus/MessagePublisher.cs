@@ -268,9 +268,27 @@ internal sealed class MessagePublisher : IMessagePublisher
             switch (route.Kind)
             {
                 case RouteKind.Sqs:
-                    SqsSendRequest request = WithOptions(_writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId), options);
-                    size = request.Utf8Length;
-                    messageId = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+                    if (!_transport.IsDoneWithBodiesWhenCallsComplete)
+                    {
+                        SqsSendRequest request = WithOptions(_writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId), options);
+                        size = request.Utf8Length;
+                        messageId = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
+                        break;
+                    }
+
+                    // The transport is done with the body when the call is over (a batch publish's or coalesced send's
+                    // task, when its batch call is): the body goes in a pooled array, cleared and given back then.
+                    SqsSendRequest pooled = _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId, out byte[] rented);
+                    size = pooled.Utf8Length;
+                    try
+                    {
+                        messageId = await transport.SendAsync(WithOptions(pooled, options), cancellationToken).ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        EnvelopeSerializerExtensions.ReturnUtf8Text(rented, (int)size);
+                    }
+
                     break;
                 case RouteKind.Sns:
                     SnsPublishRequest publish = WithOptions(_writer.ToSns(envelope, route.Target, format, options?.Subject, groupId, deduplicationId), options);

@@ -33,6 +33,10 @@ internal sealed class PublishCoalescer : IMessageTransport
     /// <inheritdoc />
     public bool IsReceiveCancellationSafe => _transport.IsReceiveCancellationSafe;
 
+    /// <inheritdoc />
+    /// <remarks>As the transport: each send's task completes when its batch call is over.</remarks>
+    public bool IsDoneWithBodiesWhenCallsComplete => _transport.IsDoneWithBodiesWhenCallsComplete;
+
     public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => AddAsync(Pending.Sqs, request.QueueName, request, cancellationToken);
 
     public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => AddAsync(Pending.Sns, request.TopicArn, request, cancellationToken);

@@ -301,6 +301,10 @@ public sealed class InMemoryBroker : IMessageTransport
     public bool IsReceiveCancellationSafe => true;
 
     /// <inheritdoc />
+    /// <remarks><c>true</c>: a queue keeps the body as text, decoded when it is sent.</remarks>
+    public bool IsDoneWithBodiesWhenCallsComplete => true;
+
+    /// <inheritdoc />
     public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
         => GetQueue(queueName).ReceiveAsync(maxMessages, waitTime, visibilityTimeout, cancellationToken);
 

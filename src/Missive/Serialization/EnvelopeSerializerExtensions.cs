@@ -55,6 +55,36 @@ public static class EnvelopeSerializerExtensions
         return written == base64.Length ? base64 : base64.AsSpan(0, written).ToArray();
     }
 
+    /// <summary>
+    /// As <see cref="SerializeToUtf8Text{T}"/>, into an array rented from <see cref="ArrayPool{T}.Shared"/>: give it back
+    /// with <see cref="ReturnUtf8Text"/> once nothing reads the bytes any more.
+    /// </summary>
+    /// <returns>The bytes written, at the start of <paramref name="rented"/>.</returns>
+    internal static ReadOnlyMemory<byte> SerializeToRentedUtf8Text<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope, out byte[] rented)
+    {
+        ArgumentNullException.ThrowIfNull(serializer);
+        using PoolLease<PooledBufferWriter> lease = RentBuffer();
+        PooledBufferWriter buffer = lease.Value;
+        serializer.Serialize(buffer, envelope);
+        if (serializer.Format != EnvelopeFormat.Protobuf)
+        {
+            rented = ArrayPool<byte>.Shared.Rent(buffer.WrittenCount);
+            buffer.WrittenSpan.CopyTo(rented);
+            return rented.AsMemory(0, buffer.WrittenCount);
+        }
+
+        rented = ArrayPool<byte>.Shared.Rent(Base64.GetMaxEncodedToUtf8Length(buffer.WrittenCount));
+        Base64.EncodeToUtf8(buffer.WrittenSpan, rented, out _, out int written);
+        return rented.AsMemory(0, written);
+    }
+
+    /// <summary>Clears the first <paramref name="length"/> bytes of an array from <see cref="SerializeToRentedUtf8Text{T}"/> (a message body) and gives it back.</summary>
+    internal static void ReturnUtf8Text(byte[] rented, int length)
+    {
+        rented.AsSpan(0, length).Clear();
+        ArrayPool<byte>.Shared.Return(rented);
+    }
+
     /// <summary>Serializes an envelope to a new array.</summary>
     /// <typeparam name="T">The message type.</typeparam>
     /// <param name="serializer">The serializer. Must not be null.</param>

@@ -46,6 +46,15 @@ public interface IMessageTransport
     /// </summary>
     bool IsReceiveCancellationSafe => false;
 
+    /// <summary>
+    /// Gets whether the transport is done with a send request's body (<see cref="SqsSendRequest.Utf8MessageBody"/>)
+    /// when the call's task completes: it keeps no reference to that memory past the call (it sends the body within
+    /// it, or copies what it keeps). When <c>true</c>, the bus writes bodies into pooled arrays and takes them back
+    /// (cleared) once the call is over; when <c>false</c> (the default: a transport may queue requests to send later),
+    /// every body is an array of its own.
+    /// </summary>
+    bool IsDoneWithBodiesWhenCallsComplete => false;
+
     /// <summary>Receives up to <paramref name="maxMessages"/> messages, waiting up to <paramref name="waitTime"/> for the first (long polling).</summary>
     /// <param name="queueName">The queue.</param>
     /// <param name="maxMessages">At most this many (1 to 10).</param>

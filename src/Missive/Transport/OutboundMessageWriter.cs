@@ -44,6 +44,26 @@ public sealed class OutboundMessageWriter
         };
     }
 
+    /// <summary>
+    /// As <see cref="ToSqs{T}"/>, with the body in an array rented from the shared pool, for a send whose transport is
+    /// done with the body when its call completes (<see cref="IMessageTransport.IsDoneWithBodiesWhenCallsComplete"/>):
+    /// give the array back with <see cref="EnvelopeSerializerExtensions.ReturnUtf8Text"/> then (it is cleared first).
+    /// </summary>
+    internal SqsSendRequest ToSqsOnRentedBody<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format, string? messageGroupId, string? messageDeduplicationId, out byte[] rented)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        IEnvelopeSerializer serializer = SerializerFor(format);
+        ReadOnlyMemory<byte> body = serializer.SerializeToRentedUtf8Text(envelope, out rented);
+        return new SqsSendRequest
+        {
+            QueueName = queueName,
+            Utf8MessageBody = body,
+            MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
+            MessageGroupId = messageGroupId,
+            MessageDeduplicationId = messageDeduplicationId,
+        };
+    }
+
     /// <summary>Builds an SNS publish request.</summary>
     /// <typeparam name="T">The message type.</typeparam>
     /// <param name="envelope">The envelope. Must not be null.</param>

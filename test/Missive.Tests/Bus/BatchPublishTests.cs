@@ -99,6 +99,46 @@ public sealed class BatchPublishTests
         Assert.Equal(2, transport.Calls); // the scripted transport takes a batch in one call
     }
 
+    [Theory]
+    [InlineData(true, false)]
+    [InlineData(true, true)]
+    [InlineData(false, false)]
+    [InlineData(false, true)]
+    public async Task ABodyIsPooledOnlyForATransportDoneWithItWhenTheCallCompletes_AndClearedWhenItGoesBack(bool doneWithBodies, bool batch)
+    {
+        var transport = new KeepingTransport(doneWithBodies);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        List<Order> orders = Orders(3);
+
+        if (batch)
+        {
+            Assert.All(await publisher.PublishBatchAsync(orders), r => Assert.True(r.Succeeded));
+        }
+        else
+        {
+            foreach (Order order in orders)
+            {
+                await publisher.PublishAsync(order);
+            }
+        }
+
+        Assert.Equal(3, transport.Kept.Count);
+        foreach ((ReadOnlyMemory<byte> body, byte[] atTheCall) in transport.Kept)
+        {
+            Assert.Contains("\"ORD-", Encoding.UTF8.GetString(atTheCall), StringComparison.Ordinal);
+            if (doneWithBodies)
+            {
+                // Given back after the call, cleared (the pool may have lent the array again since: it no longer holds the body).
+                Assert.False(body.Span.SequenceEqual(atTheCall));
+            }
+            else
+            {
+                Assert.True(body.Span.SequenceEqual(atTheCall)); // a transport that may keep requests keeps whole bodies
+            }
+        }
+    }
+
     [Fact]
     public async Task AnEntryTheTransportFailed_IsThatEntrysError_TransientWhenNotTheSendersFault_AndTheBusSendsNothingAgain()
     {
@@ -313,6 +353,34 @@ public sealed class BatchPublishTests
             seen.Add(id);
             return id == "ORD-3" ? Task.CompletedTask : nextStep(context);
         }
+    }
+
+    /// <summary>A transport that keeps every request's body memory, and a copy of its bytes as they were during the call.</summary>
+    private sealed class KeepingTransport(bool doneWithBodies) : IMessageTransport
+    {
+        public List<(ReadOnlyMemory<byte> Body, byte[] AtTheCall)> Kept { get; } = [];
+
+        public bool IsDoneWithBodiesWhenCallsComplete => doneWithBodies;
+
+        public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
+        {
+            lock (Kept)
+            {
+                Kept.Add((request.Utf8MessageBody, request.Utf8MessageBody.ToArray()));
+            }
+
+            return Task.FromResult("m-" + Kept.Count);
+        }
+
+        public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw new NotSupportedException();
     }
 
     /// <summary>A transport whose batch send fails the entries a script names (the code), the first time for a service-side code.</summary>
