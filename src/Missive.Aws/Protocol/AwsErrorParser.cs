@@ -104,28 +104,34 @@ internal static class AwsErrorParser
 
     private static void ReadXml(ReadOnlyMemory<byte> body, ref string? code, ref string? message, ref string? fault, ref string? requestId)
     {
-        string? c = null, m = null, f = null, r = requestId;
-        AwsXml.Walk(body, reader =>
+        var found = (Code: (string?)null, Message: (string?)null, Fault: (string?)null, RequestId: requestId);
+        AwsXml.Walk(body.Span, ref found, static (ref XmlScan scan, ref (string? Code, string? Message, string? Fault, string? RequestId) found) =>
         {
-            switch (reader.LocalName)
+            ReadOnlySpan<byte> name = scan.LocalName;
+            if (name.SequenceEqual("Code"u8))
             {
-                case "Code":
-                    c = reader.ReadElementContentAsString();
-                    return true;
-                case "Message":
-                    m = reader.ReadElementContentAsString();
-                    return true;
-                case "Type":
-                    f = reader.ReadElementContentAsString();
-                    return true;
-                case "RequestId":
-                    r = reader.ReadElementContentAsString();
-                    return true;
-                default:
-                    return false;
+                found.Code = scan.ReadText();
             }
+            else if (name.SequenceEqual("Message"u8))
+            {
+                found.Message = scan.ReadText();
+            }
+            else if (name.SequenceEqual("Type"u8))
+            {
+                found.Fault = scan.ReadText();
+            }
+            else if (name.SequenceEqual("RequestId"u8))
+            {
+                found.RequestId = scan.ReadText();
+            }
+            else
+            {
+                return false;
+            }
+
+            return true;
         });
-        (code, message, fault, requestId) = (c, m, f, r);
+        (code, message, fault, requestId) = found;
     }
 
     /// <summary>The wait the service asked for, in milliseconds (<c>x-amz-retry-after</c>); invalid values are ignored.</summary>

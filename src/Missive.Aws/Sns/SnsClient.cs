@@ -1,7 +1,6 @@
 using System;
 using System.Collections.Generic;
 using System.Globalization;
-using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using System.Xml;
@@ -60,11 +59,11 @@ internal sealed class SnsClient
         AddMessage(form, request);
         using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
         string? messageId = null;
-        ReadXml(response, "Publish", reader =>
+        ReadXml(response, "Publish", ref messageId, static (ref XmlScan scan, ref string? messageId) =>
         {
-            if (reader.LocalName == "MessageId")
+            if (scan.LocalName.SequenceEqual("MessageId"u8))
             {
-                messageId = reader.ReadElementContentAsString();
+                messageId = scan.ReadText();
                 return true;
             }
 
@@ -136,70 +135,68 @@ internal sealed class SnsClient
     /// <summary>Reads a PublishBatch answer: <c>Successful/member</c> (Id, MessageId) and <c>Failed/member</c> (Id, Code, Message, SenderFault).</summary>
     private static void ReadBatchAnswer(AwsResponse response, int start, int end, BatchEntryResult[] results)
     {
-        var answered = new bool[end - start];
-        string? list = null;
-        Entry current = default;
-        void Finish()
+        var read = new BatchRead(response, start, end, results);
+        ReadXml(response, "PublishBatch", ref read, static (ref XmlScan scan, ref BatchRead read) =>
         {
-            if (current.Id is { } id && int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && offset < answered.Length && !answered[offset])
+            ReadOnlySpan<byte> name = scan.LocalName;
+            if (name.SequenceEqual("Successful"u8) || name.SequenceEqual("Failed"u8))
             {
-                int i = start + offset;
-                results[i] = current.List == "Successful"
-                    ? BatchEntryResult.Success(i, current.MessageId is { Length: > AwsJson.MaxIdLength } ? throw AwsJson.Malformed("SNS PublishBatch", $"a MessageId over {AwsJson.MaxIdLength} characters", response.RequestId) : current.MessageId)
-                    : new BatchEntryResult(i, null, current.Code ?? "Failed", current.Message, current.SenderFault);
-                answered[offset] = true;
+                read.Finish();
+                read.Successful = name.SequenceEqual("Successful"u8);
+                read.InList = true;
+                return false;
             }
 
-            current = default;
-        }
-
-        ReadXml(response, "PublishBatch", reader =>
-        {
-            switch (reader.LocalName)
+            if (name.SequenceEqual("member"u8) && read.InList)
             {
-                case "Successful" or "Failed":
-                    Finish();
-                    list = reader.LocalName;
-                    return false;
-                case "member" when list is not null:
-                    Finish();
-                    current.List = list;
-                    return false;
-                case "Id":
-                    current.Id = reader.ReadElementContentAsString();
-                    return true;
-                case "MessageId":
-                    current.MessageId = reader.ReadElementContentAsString();
-                    return true;
-                case "Code":
-                    current.Code = reader.ReadElementContentAsString();
-                    return true;
-                case "Message":
-                    current.Message = reader.ReadElementContentAsString();
-                    return true;
-                case "SenderFault":
-                    current.SenderFault = reader.ReadElementContentAsString() == "true";
-                    return true;
-                default:
-                    return false;
+                read.Finish();
+                read.Current = new Entry { Successful = read.Successful };
+                return false;
             }
+
+            if (name.SequenceEqual("Id"u8))
+            {
+                read.Current.Id = scan.ReadText();
+            }
+            else if (name.SequenceEqual("MessageId"u8))
+            {
+                read.Current.MessageId = scan.ReadText();
+            }
+            else if (name.SequenceEqual("Code"u8))
+            {
+                read.Current.Code = scan.ReadText();
+            }
+            else if (name.SequenceEqual("Message"u8))
+            {
+                read.Current.Message = scan.ReadText();
+            }
+            else if (name.SequenceEqual("SenderFault"u8))
+            {
+                read.Current.SenderFault = scan.ReadText() == "true";
+            }
+            else
+            {
+                return false;
+            }
+
+            return true;
         });
-        Finish();
-        for (int i = 0; i < answered.Length; i++)
+        read.Finish();
+        for (int i = start; i < end; i++)
         {
-            if (!answered[i])
+            if (!read.Answered(i))
             {
-                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SNS did not report on this entry.", false);
+                results[i] = new BatchEntryResult(i, null, "NoAnswer", "SNS did not report on this entry.", false);
             }
         }
     }
 
     /// <summary>Walks the answer's elements (see <see cref="AwsXml.Walk"/>); a body that is not XML is a transport error.</summary>
-    private static void ReadXml(AwsResponse response, string operation, Func<XmlReader, bool> onElement)
+    private static void ReadXml<TState>(AwsResponse response, string operation, ref TState state, AwsXml.ElementHandler<TState> onElement)
     {
         try
         {
-            AwsXml.Walk(response.Body, onElement);
+            AwsXml.Walk(response.Body.Span, ref state, onElement);
         }
         catch (XmlException e)
         {
@@ -207,10 +204,37 @@ internal sealed class SnsClient
         }
     }
 
+    /// <summary>What a PublishBatch answer's reading has reached: the list it is in, the member being read, the entries answered.</summary>
+    private struct BatchRead(AwsResponse response, int start, int end, BatchEntryResult[] results)
+    {
+        private int _answered; // a bit per entry of the call (at most 10)
+
+        public bool InList;
+        public bool Successful;
+        public Entry Current;
+
+        public readonly bool Answered(int i) => (_answered & (1 << (i - start))) != 0;
+
+        /// <summary>Puts the member just read, if it names an entry of the call not answered yet, in its place.</summary>
+        public void Finish()
+        {
+            if (Current.Id is { } id && int.TryParse(id, NumberStyles.None, CultureInfo.InvariantCulture, out int offset) && offset < end - start && !Answered(start + offset))
+            {
+                int i = start + offset;
+                results[i] = Current.Successful
+                    ? BatchEntryResult.Success(i, Current.MessageId is { Length: > AwsJson.MaxIdLength } ? throw AwsJson.Malformed("SNS PublishBatch", $"a MessageId over {AwsJson.MaxIdLength} characters", response.RequestId) : Current.MessageId)
+                    : new BatchEntryResult(i, null, Current.Code ?? "Failed", Current.Message, Current.SenderFault);
+                _answered |= 1 << offset;
+            }
+
+            Current = default;
+        }
+    }
+
     /// <summary>One <c>member</c> of a PublishBatch answer, as it is read.</summary>
     private struct Entry
     {
-        public string? List;
+        public bool Successful;
         public string? Id;
         public string? MessageId;
         public string? Code;

@@ -1,6 +1,3 @@
-using System;
-using Missive.Serialization;
-
 namespace Missive.Bus;
 
 /// <summary>Where a message type is published.</summary>

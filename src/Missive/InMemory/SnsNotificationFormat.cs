@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Globalization;
 using System.Text;
-using Missive.Transport;
 
 namespace Missive.InMemory;
 

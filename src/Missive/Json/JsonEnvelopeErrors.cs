@@ -1,9 +1,7 @@
 using System;
 using System.Buffers;
-using System.Text;
 using System.Text.Json;
 using Missive.Lexing;
-using Missive.Serialization;
 
 namespace Missive.Json;
 

@@ -2,7 +2,6 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
-using System.Text;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
 using Missive.Serialization;

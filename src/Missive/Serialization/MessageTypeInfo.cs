@@ -1,6 +1,5 @@
 using System;
 using System.Text.Json;
-using Missive.Serialization.Payloads;
 
 namespace Missive.Serialization;
 

@@ -2,7 +2,6 @@ using System;
 using System.Collections.Generic;
 using System.Text.Json;
 using Missive.Lexing;
-using Missive.Serialization;
 
 namespace Missive.Transport;
 

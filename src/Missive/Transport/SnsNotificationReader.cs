@@ -3,7 +3,6 @@ using System.Collections.Generic;
 using System.Collections.ObjectModel;
 using System.Text.Json;
 using Missive.Lexing;
-using Missive.Serialization;
 
 namespace Missive.Transport;
 

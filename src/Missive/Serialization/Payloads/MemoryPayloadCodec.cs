@@ -1,8 +1,4 @@
 using System;
-using System.Buffers;
-using System.Text;
-using System.Text.Json;
-using System.Text.Json.Nodes;
 
 namespace Missive.Serialization.Payloads;
 
