@@ -2,7 +2,6 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.Text.Json;
-using Missive.Aws.Lexing;
 using Missive.Aws.Protocol;
 using Missive.Transport;
 
@@ -60,7 +59,7 @@ internal static class SqsReceiveAnswer
                 while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
                 {
                     Expect(ref reader, JsonTokenType.StartObject, response);
-                    ReadMessage(ref reader, response.Body.Span, verifyDigests, messages, skipped, pool);
+                    ReadMessage(ref reader, verifyDigests, messages, skipped, pool);
                 }
             }
         }
@@ -79,7 +78,7 @@ internal static class SqsReceiveAnswer
     }
 
     /// <summary>Reads one message object, from its start to its end.</summary>
-    private static void ReadMessage(ref Utf8JsonReader reader, ReadOnlySpan<byte> answer, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped, ArrayPool<byte> pool)
+    private static void ReadMessage(ref Utf8JsonReader reader, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped, ArrayPool<byte> pool)
     {
         string? messageId = null, receiptHandle = null, bodyDigest = null, attributesDigest = null, problem = null;
         byte[]? body = null;
@@ -91,7 +90,7 @@ internal static class SqsReceiveAnswer
             if (reader.ValueTextEquals("Body"u8))
             {
                 reader.Read();
-                Note(ref problem, TryReadBody(ref reader, answer, out body, ref computed, pool) ? null : "its body is not UTF-8 text");
+                Note(ref problem, TryReadBody(ref reader, out body, ref computed, pool) ? null : "its body is not UTF-8 text");
             }
             else if (reader.ValueTextEquals("MessageId"u8))
             {
@@ -165,7 +164,7 @@ internal static class SqsReceiveAnswer
     /// buffer), unescaped from the answer straight into it, checked to be UTF-8 and its MD5 taken over those bytes. No
     /// string is made: the envelope is read from the bytes, and the text is decoded only if someone asks for it.
     /// </summary>
-    private static bool TryReadBody(ref Utf8JsonReader reader, ReadOnlySpan<byte> answer, out byte[]? body, ref Md5 digest, ArrayPool<byte> pool)
+    private static bool TryReadBody(ref Utf8JsonReader reader, out byte[]? body, ref Md5 digest, ArrayPool<byte> pool)
     {
         body = null;
         if (reader.TokenType != JsonTokenType.String)
@@ -182,24 +181,20 @@ internal static class SqsReceiveAnswer
         else
         {
             // Unescaped text is never longer than escaped text: unescape into a rented buffer of that size (cleared
-            // before it goes back: it held message content) with the lexing floor's vectorized unescaper, over the
-            // answer where the string lies, then copy out exactly the body.
-            // The answer is cut after the string's closing quote: the unescaper's destination must hold what follows
-            // the start in its source, so that is the escaped content and the quote.
-            int start = (int)reader.TokenStartIndex + 1;
-            int length = reader.ValueSpan.Length + 1;
-            byte[] scratch = pool.Rent(length);
+            // before it goes back: it held message content), then copy out exactly the body.
+            ReadOnlySpan<byte> escaped = reader.ValueSpan;
+            byte[] scratch = pool.Rent(escaped.Length);
             try
             {
-                bytes = scratch.AsSpan(0, JsonStringUnescaper.Unescape(answer[..(start + length)], start, scratch.AsSpan(0, length), out _)).ToArray();
+                bytes = scratch.AsSpan(0, reader.CopyString(scratch)).ToArray();
             }
-            catch (Exception e) when (e is InvalidOperationException or JsonException)
+            catch (InvalidOperationException)
             {
-                return false; // an escaped lone surrogate, or bytes that are not UTF-8 (the reader judged the token well-formed)
+                return false; // an escaped lone surrogate, or bytes that are not UTF-8
             }
             finally
             {
-                scratch.AsSpan(0, length).Clear(); // whatever the copy wrote, even when it failed midway
+                scratch.AsSpan(0, escaped.Length).Clear(); // whatever the copy wrote, even when it failed midway
                 pool.Return(scratch);
             }
         }

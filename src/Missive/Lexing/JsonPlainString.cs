@@ -4,13 +4,7 @@ using System.Numerics;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 
-// Compiled into Missive, and into Missive.Aws as linked source (the lexing floor uses the base class library alone),
-// where it lives in a namespace of that assembly's own so that the two copies never meet.
-#if MISSIVE_AWS
-namespace Missive.Aws.Lexing;
-#else
 namespace Missive.Lexing;
-#endif
 
 /// <summary>
 /// JSON strings as producers mostly write them: no escape and no control character between the quotes, so their

@@ -9,13 +9,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Unicode;
 
-// Compiled into Missive, and into Missive.Aws as linked source (the lexing floor uses the base class library alone),
-// where it lives in a namespace of that assembly's own so that the two copies never meet.
-#if MISSIVE_AWS
-namespace Missive.Aws.Lexing;
-#else
 namespace Missive.Lexing;
-#endif
 
 /// <summary>
 /// Finds the end of a JSON string and unescapes it in the same pass, block by block: a block of plain bytes is
