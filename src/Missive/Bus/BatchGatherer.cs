@@ -8,69 +8,121 @@ namespace Missive.Bus;
 
 /// <summary>
 /// Where the sends of a batch publish meet: each message goes through the whole single-publish path (envelope,
-/// middleware, checks, span, metrics) and its send, at the end, hands the request here and waits. Once every message of
-/// the batch has either handed its request over or finished without one (refused, short-circuited), the requests go in
-/// the transport's batch calls, in the order of the batch (the transport cuts them into calls within the service's
-/// limits, one after another, so a FIFO group keeps its order), and each waiting send gets its own entry's outcome.
-/// Failed entries are not sent again here: the transport's batch calls retry what they retry (<see cref="BatchSends"/>).
+/// middleware, checks, span, metrics) and its send, at the end, hands the request here and waits. The requests go in the
+/// transport's batch calls in the order of the batch, as soon as a run of messages from the first not yet sent has each
+/// either handed its request over or finished without one (refused, short-circuited) and holds a call's worth
+/// (<see cref="CallSize"/>) of requests, or reaches the end of the batch; the calls go one after another (the transport
+/// cuts each list within the service's limits), so a FIFO group keeps its order, and each waiting send gets its own
+/// entry's outcome. Sending while the rest of the batch is still being written keeps few requests, bodies and waiting
+/// sends alive at once, whatever the batch's size. A call that fails whole fails the calls after it unsent, as the rest
+/// of a FIFO group must not go after a part of it failed. Failed entries are not sent again here: the transport's batch
+/// calls retry what they retry (<see cref="BatchSends"/>).
 /// </summary>
 internal sealed class BatchGatherer
 {
+    /// <summary>The requests a call takes at most in every service: a run holding this many goes at once.</summary>
+    public const int CallSize = 10;
+
     private readonly IMessageTransport _transport;
     private readonly CancellationToken _cancellationToken;
-    private readonly List<Pending> _pending = [];
-    private int _outstanding;
+    private readonly Pending?[] _requests; // by the message's place in the batch
+    private readonly bool[] _decided; // whether that message handed its request over or finished without one
+    private int _next; // the first message whose request has not gone in a call
+    private Task _tail = Task.CompletedTask; // the last call queued: each waits for the one before
+    private Exception? _failed; // a call that failed whole: the later ones fail with it, unsent
 
     public BatchGatherer(IMessageTransport transport, int entries, CancellationToken cancellationToken)
     {
         _transport = transport;
-        _outstanding = entries;
+        _requests = new Pending?[entries];
+        _decided = new bool[entries];
         _cancellationToken = cancellationToken;
     }
 
-    /// <summary>A message's own door to the gatherer: the transport its publish sends through.</summary>
-    public Entry NewEntry() => new(this);
+    /// <summary>The door to the gatherer of the message at <paramref name="index"/> in the batch: the transport its publish sends through.</summary>
+    public Entry NewEntry(int index) => new(this, index);
 
-    private Task<string> Add(int kind, object request)
+    /// <summary>The message at <paramref name="index"/> handed its request over (<paramref name="pending"/>) or finished without one (<c>null</c>).</summary>
+    private void Decide(int index, Pending? pending)
     {
-        var pending = new Pending(kind, request, continueInline: true);
-        lock (_pending)
+        List<Pending>? run = null;
+        Task previous;
+        TaskCompletionSource? queued = null;
+        lock (_requests)
         {
-            _pending.Add(pending);
+            _requests[index] = pending;
+            _decided[index] = true;
+            int end = _next, ready = 0;
+            while (end < _decided.Length && _decided[end])
+            {
+                ready += _requests[end] is null ? 0 : 1;
+                end++;
+            }
+
+            if (ready == 0 || (ready < CallSize && end < _decided.Length))
+            {
+                if (ready == 0)
+                {
+                    _next = end; // a run of messages that send nothing: nothing to wait for
+                }
+
+                return;
+            }
+
+            run = new List<Pending>(ready);
+            for (int i = _next; i < end; i++)
+            {
+                if (_requests[i] is { } request)
+                {
+                    run.Add(request);
+                    _requests[i] = null; // the call holds it now
+                }
+            }
+
+            _next = end;
+            previous = _tail;
+            queued = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            _tail = queued.Task;
         }
 
-        return pending.Result.Task;
+        // Started outside the lock: when the transport answers at once, the sends of the run go on inline from here.
+        _ = SendAfterAsync(previous, run, queued);
     }
 
-    /// <summary>One message has handed its request over, or finished without one: the last lets the calls go.</summary>
-    private void Arrived()
+    private async Task SendAfterAsync(Task previous, List<Pending> run, TaskCompletionSource queued)
     {
-        if (Interlocked.Decrement(ref _outstanding) == 0)
-        {
-            _ = FlushAsync();
-        }
-    }
-
-    private async Task FlushAsync()
-    {
-        Pending[] all;
-        lock (_pending)
-        {
-            all = _pending.ToArray();
-        }
-
         try
         {
-            await BatchSends.SendAsync(_transport, all, Pending.Sqs, _cancellationToken).ConfigureAwait(false);
-            await BatchSends.SendAsync(_transport, all, Pending.Sns, _cancellationToken).ConfigureAwait(false);
-            await BatchSends.SendAsync(_transport, all, Pending.EventBridge, _cancellationToken).ConfigureAwait(false);
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            foreach (Pending pending in all)
+            await previous.ConfigureAwait(false);
+            if (Volatile.Read(ref _failed) is { } failed)
             {
-                pending.Result.TrySetException(e); // a whole call failed for good: every entry still waiting gets it
+                Fail(run, failed);
+                return;
             }
+
+            try
+            {
+                await BatchSends.SendAsync(_transport, run, Pending.Sqs, _cancellationToken).ConfigureAwait(false);
+                await BatchSends.SendAsync(_transport, run, Pending.Sns, _cancellationToken).ConfigureAwait(false);
+                await BatchSends.SendAsync(_transport, run, Pending.EventBridge, _cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (!ContentSafety.IsFatal(e))
+            {
+                Volatile.Write(ref _failed, e);
+                Fail(run, e); // a whole call failed for good: every entry of the run still waiting gets it
+            }
+        }
+        finally
+        {
+            queued.SetResult();
+        }
+    }
+
+    private static void Fail(List<Pending> run, Exception e)
+    {
+        foreach (Pending pending in run)
+        {
+            pending.Result.TrySetException(e);
         }
     }
 
@@ -78,7 +130,7 @@ internal sealed class BatchGatherer
     /// The transport one message of the batch publishes through: its send hands the request to the gatherer. It counts
     /// once toward the batch, when it hands a request over or, if it never does, when its publish finishes.
     /// </summary>
-    internal sealed class Entry(BatchGatherer gatherer) : IMessageTransport
+    internal sealed class Entry(BatchGatherer gatherer, int index) : IMessageTransport
     {
         private int _counted;
 
@@ -93,7 +145,7 @@ internal sealed class BatchGatherer
         {
             if (Interlocked.Exchange(ref _counted, 1) == 0)
             {
-                gatherer.Arrived();
+                gatherer.Decide(index, null);
             }
         }
 
@@ -105,13 +157,14 @@ internal sealed class BatchGatherer
 
         private Task<string> Hand(int kind, object request)
         {
-            Task<string> result = gatherer.Add(kind, request);
-            if (Interlocked.Exchange(ref _counted, 1) == 0)
+            if (Interlocked.Exchange(ref _counted, 1) != 0)
             {
-                gatherer.Arrived();
+                throw new InvalidOperationException("A message of a batch publish was sent twice.");
             }
 
-            return result;
+            var pending = new Pending(kind, request, continueInline: true);
+            gatherer.Decide(index, pending);
+            return pending.Result.Task;
         }
 
         private static NotSupportedException Unused() => new("A batch publish only sends.");

@@ -77,7 +77,7 @@ internal sealed class MessagePublisher : IMessagePublisher
     /// <summary>One message of a batch: its result, whatever happens to it; the gatherer is told when it will not send.</summary>
     private async Task PublishEntryAsync<T>(T message, int index, Func<T, PublishOptions?>? options, BatchGatherer gatherer, PublishResult<T>[] results, CancellationToken cancellationToken)
     {
-        BatchGatherer.Entry entry = gatherer.NewEntry();
+        BatchGatherer.Entry entry = gatherer.NewEntry(index);
         try
         {
             PublishOptions? chosen = null;

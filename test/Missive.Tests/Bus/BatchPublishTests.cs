@@ -96,7 +96,7 @@ public sealed class BatchPublishTests
 
         Assert.True(completedAtOnce);
         Assert.All(await batch, r => Assert.True(r.Succeeded));
-        Assert.Equal(2, transport.Calls); // the scripted transport takes a batch in one call
+        Assert.Equal(1 + 5, transport.Calls); // calls of 10, as the batch is written
     }
 
     [Theory]
@@ -137,6 +137,34 @@ public sealed class BatchPublishTests
                 Assert.True(body.Span.SequenceEqual(atTheCall)); // a transport that may keep requests keeps whole bodies
             }
         }
+    }
+
+    [Fact]
+    public async Task ALargeBatch_IsSentInCallsWhileItIsStillBeingWritten()
+    {
+        var transport = new ScriptedTransport(_ => null);
+        var seen = new ConcurrentBag<string>();
+        int callsWhenTheLastWasWritten = -1;
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").UsePublishMiddleware<Watch>(), new Watch(seen, () => callsWhenTheLastWasWritten = transport.Calls));
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(100));
+
+        Assert.All(results, r => Assert.True(r.Succeeded));
+        Assert.Equal(9, callsWhenTheLastWasWritten); // the first 90 were sent before the last message reached its send
+        Assert.Equal(10, transport.Calls);
+    }
+
+    [Fact]
+    public async Task OnAFifoQueue_MessagesThatReachTheirSendOutOfOrder_AreSentInTheBatchsOrder()
+    {
+        // A publish middleware that takes a different time for each message: they reach their sends in another order.
+        var transport = new ScriptedTransport(_ => null);
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders.fifo").AddFifoIds<Order>(_ => "one-group").UsePublishMiddleware<Shuffle>());
+
+        IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(30));
+
+        Assert.All(results, r => Assert.True(r.Succeeded));
+        Assert.Equal(Enumerable.Range(0, 30).Select(i => "ORD-" + i), transport.Sent);
     }
 
     [Fact]
@@ -332,17 +360,49 @@ public sealed class BatchPublishTests
     }
 
     /// <summary>A host whose bus publishes through <paramref name="transport"/> (no in-memory broker).</summary>
-    private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure)
+    private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure, object? middleware = null)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Services.AddSingleton(transport);
+        if (middleware is not null)
+        {
+            builder.Services.AddSingleton(middleware.GetType(), middleware);
+        }
+
         builder.Services.AddMessageBus(bus =>
         {
             bus.AddMessageType<Order>(TestSerializers.OrderType).ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default);
             configure(bus);
         });
         return builder.Build();
+    }
+
+    /// <summary>Calls <paramref name="onLast"/> when the last of 100 orders (ORD-99) comes through.</summary>
+    private sealed class Watch(ConcurrentBag<string> seen, Action onLast) : IPublishMiddleware
+    {
+        public Task InvokeAsync(PublishContext context, PublishStep nextStep)
+        {
+            string id = ((MessageEnvelope<Order>)context.Envelope).Message!.OrderId;
+            seen.Add(id);
+            if (id == "ORD-99")
+            {
+                onLast();
+            }
+
+            return nextStep(context);
+        }
+    }
+
+    /// <summary>Holds each message for a time that falls as the batch goes on, so later messages reach their sends first.</summary>
+    private sealed class Shuffle : IPublishMiddleware
+    {
+        public async Task InvokeAsync(PublishContext context, PublishStep nextStep)
+        {
+            int n = int.Parse(((MessageEnvelope<Order>)context.Envelope).Message!.OrderId["ORD-".Length..], System.Globalization.CultureInfo.InvariantCulture);
+            await Task.Delay(TimeSpan.FromMilliseconds((30 - n) * 3));
+            await nextStep(context);
+        }
     }
 
     private sealed class SkipOrd3(ConcurrentBag<string> seen) : IPublishMiddleware
