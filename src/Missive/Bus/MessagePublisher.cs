@@ -46,8 +46,8 @@ internal sealed class MessagePublisher : IMessagePublisher
     /// <summary>
     /// Publishes every message as <see cref="PublishAsync{T}(T, PublishOptions?, CancellationToken)"/> does (the
     /// envelope, the middleware, the FIFO ids, the checks, a span and the metrics, each message on its own), but their
-    /// sends meet in a <see cref="BatchGatherer"/>, which makes the transport's batch calls once every message has
-    /// reached its send or left without one.
+    /// sends meet in a <see cref="BatchGatherer"/>, which makes the transport's batch calls in the batch's order, each
+    /// as soon as ten messages from the first unsent have reached their sends or left without one.
     /// </summary>
     public async Task<IReadOnlyList<PublishResult<T>>> PublishBatchAsync<T>(IReadOnlyList<T> messages, Func<T, PublishOptions?>? options = null, CancellationToken cancellationToken = default)
     {
