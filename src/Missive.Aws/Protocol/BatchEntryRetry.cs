@@ -10,7 +10,8 @@ namespace Missive.Aws.Protocol;
 /// The entries of a batch call that the service failed on its side (<see cref="BatchEntryResult.SenderFault"/> false:
 /// throttling, an internal error), sent again in a new call under AWS's standard retry mode
 /// (<see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/>); the sender's faults and what is left when the attempts or the
-/// quota run out stay as their entries' failures. Nothing is sent again on a FIFO destination: a later message of the
+/// quota run out stay as their entries' failures, as do the entries of a call sending them again that fails whole.
+/// Nothing is sent again on a FIFO destination: a later message of the
 /// failed one's group may already be sent, and sending it again would put it after that one.
 /// </summary>
 internal static class BatchEntryRetry
@@ -27,7 +28,18 @@ internal static class BatchEntryRetry
         int tokens = 0;
         for (int attempt = 0; ; attempt++)
         {
-            BatchEntryResult[] outcomes = await call(entries, cancellationToken).ConfigureAwait(false);
+            BatchEntryResult[] outcomes;
+            try
+            {
+                outcomes = await call(entries, cancellationToken).ConfigureAwait(false);
+            }
+            catch (MessageTransportException) when (attempt > 0)
+            {
+                // A call sending entries again failed whole (after its own retries): they keep the failure they had,
+                // and what the first call sent stays reported sent.
+                return;
+            }
+
             List<(int Index, T Item)>? again = null;
             bool throttling = false;
             for (int i = 0; i < outcomes.Length; i++)

@@ -56,6 +56,22 @@ public sealed class BatchEntryRetryTests
     }
 
     [Fact]
+    public async Task SendBatch_ACallSendingEntriesAgainThatFailsWhole_LeavesThemTheirFailure_AndTheOthersSent()
+    {
+        var handler = new RecordingHandler()
+            .Then(HttpStatusCode.OK, "{\"Successful\":[{\"Id\":\"0\",\"MessageId\":\"m-b0\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"},{\"Id\":\"2\",\"MessageId\":\"m-b2\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"}],"
+                + "\"Failed\":[{\"Id\":\"1\",\"SenderFault\":false,\"Code\":\"InternalError\",\"Message\":\"try later\"}]}")
+            .Then(HttpStatusCode.BadRequest, "{\"__type\":\"com.amazonaws.sqs#InvalidParameterValue\",\"message\":\"refused\"}");
+        using AwsTransport transport = Transport(handler);
+
+        IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync(Requests("orders", 3));
+
+        Assert.Equal(["m-b0", null, "m-b2"], results.Select(r => r.MessageId));
+        Assert.Equal("InternalError", results[1].ErrorCode);
+        Assert.Equal(2, handler.Requests.Count);
+    }
+
+    [Fact]
     public async Task SendBatch_WithOneAttempt_NothingIsSentAgain()
     {
         var sqs = new ScriptedSqs((body, _) => body == "b0" ? ("InternalError", false) : null);
