@@ -64,10 +64,7 @@ public sealed class BatchPublishTests
     public async Task AHundredMessages_OnTheAwsTransport_AreTenSendMessageBatchCalls()
     {
         var endpoint = new BatchEchoEndpoint();
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret"), VerifyMessageDigests = false };
-        options.QueueUrls["orders"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/orders");
-        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
-        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        using AwsTransport transport = AwsOver(endpoint);
         using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
 
         IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(100));
@@ -194,10 +191,7 @@ public sealed class BatchPublishTests
     public async Task OnTheAwsTransport_AnEntrySqsFailedOnItsSide_IsSentAgainByTheTransport_AndReportedSent()
     {
         var endpoint = new BatchEchoEndpoint { FailFirst = "ORD-2" };
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret"), VerifyMessageDigests = false, MaxBackoff = TimeSpan.FromMilliseconds(5) };
-        options.QueueUrls["orders"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/orders");
-        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
-        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+        using AwsTransport transport = AwsOver(endpoint);
         using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
 
         IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(6));
@@ -360,6 +354,15 @@ public sealed class BatchPublishTests
     }
 
     /// <summary>A host whose bus publishes through <paramref name="transport"/> (no in-memory broker).</summary>
+    /// <summary>The AWS transport (queue "orders", digests not checked, a short backoff) over an endpoint in process.</summary>
+    private static AwsTransport AwsOver(HttpMessageHandler endpoint)
+    {
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDTEST", "test/secret"), VerifyMessageDigests = false, MaxBackoff = TimeSpan.FromMilliseconds(5) };
+        options.QueueUrls["orders"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/orders");
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        return new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+    }
+
     private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure, object? middleware = null)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();

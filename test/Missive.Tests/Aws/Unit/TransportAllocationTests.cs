@@ -101,13 +101,7 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
     {
         // What publishing costs beyond writing the envelope (which allocates nothing into a reused writer): the
         // writer's request with the body's bytes as written, and a tenth of the SendMessageBatch call.
-        (AwsTransport transport, InboundMessageReader _, SqsMessage[] _) = Create(lines);
-        var writer = new OutboundMessageWriter(new EnvelopeSerializerProvider(_json!, null));
-        var envelopes = new MessageEnvelope<Order>[Batch];
-        for (int i = 0; i < Batch; i++)
-        {
-            envelopes[i] = Orders.Envelope(lines);
-        }
+        (AwsTransport transport, OutboundMessageWriter writer, MessageEnvelope<Order>[] envelopes) = ForSending(lines);
 
         var requests = new SqsSendRequest[Batch];
         var rented = new byte[Batch][];
@@ -138,13 +132,7 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
     public async Task PublishBatchAndPutEvents_FromTheEnvelopeToTheBatchCall_AllocatePerMessageAtMost(string service, int lines, int budget)
     {
         // As for SQS: the writer's request (SNS and EventBridge take the envelope as text) and a tenth of the call.
-        (AwsTransport transport, InboundMessageReader _, SqsMessage[] _) = Create(lines);
-        var writer = new OutboundMessageWriter(new EnvelopeSerializerProvider(_json!, null));
-        var envelopes = new MessageEnvelope<Order>[Batch];
-        for (int i = 0; i < Batch; i++)
-        {
-            envelopes[i] = Orders.Envelope(lines);
-        }
+        (AwsTransport transport, OutboundMessageWriter writer, MessageEnvelope<Order>[] envelopes) = ForSending(lines);
 
         var publishes = new SnsPublishRequest[Batch];
         var events = new EventBridgeEntry[Batch];
@@ -177,6 +165,19 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
         double text = 22 + (2 * writer.ToSns(envelopes[0], "t").Message.Length);
         output.WriteLine($"{service} from the envelope, {lines} lines: {perMessage:N0} B per message, the envelope's text {text:N0} B, beyond it {perMessage - text:N0} B");
         Assert.True(perMessage - text <= budget, $"{perMessage - text:N0} B per message beyond the envelope's text, over the budget of {budget:N0} B");
+    }
+
+    /// <summary>The transport, a writer on the fast serializer and a call's worth of envelopes of <paramref name="lines"/> lines.</summary>
+    private (AwsTransport Transport, OutboundMessageWriter Writer, MessageEnvelope<Order>[] Envelopes) ForSending(int lines)
+    {
+        (AwsTransport transport, InboundMessageReader _, SqsMessage[] _) = Create(lines);
+        var envelopes = new MessageEnvelope<Order>[Batch];
+        for (int i = 0; i < Batch; i++)
+        {
+            envelopes[i] = Orders.Envelope(lines);
+        }
+
+        return (transport, new OutboundMessageWriter(new EnvelopeSerializerProvider(_json!, null)), envelopes);
     }
 
     /// <summary>Bytes the process allocates per message of <paramref name="call"/> (a call of 10), after warm-up.</summary>
