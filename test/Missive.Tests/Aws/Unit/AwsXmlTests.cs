@@ -12,14 +12,16 @@ public sealed class AwsXmlTests
 {
     private static readonly HashSet<string> Leaves = ["MessageId", "Id", "Code", "Message", "SenderFault", "RequestId", "Type"];
 
-    public static TheoryData<string> WellFormed => new()
-    {
+    private static readonly string[] Documents =
+    [
         "<PublishResponse xmlns=\"http://sns.amazonaws.com/doc/2010-03-31/\"><PublishResult><MessageId>567910cd-659e-55d4-8ccb-5aaf14679dc0</MessageId></PublishResult><ResponseMetadata><RequestId>d74b8436-ae13-5ab4-a9ff-ce54dfea72a0</RequestId></ResponseMetadata></PublishResponse>",
         "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<PublishBatchResponse>\n  <PublishBatchResult>\n    <Successful>\n      <member><Id>0</Id><MessageId>m-1</MessageId></member>\n    </Successful>\n    <Failed>\n      <member><Id>1</Id><Code>InternalError</Code><Message>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#233;&#x1F389;</Message><SenderFault>false</SenderFault></member>\n    </Failed>\n  </PublishBatchResult>\n</PublishBatchResponse>\n",
         "<ErrorResponse><Error><Type>Sender</Type><Code>InvalidParameter</Code><Message><![CDATA[x < y & z]]> and <!-- a comment --> text</Message></Error><RequestId>r-1</RequestId></ErrorResponse>",
         "<a:Root xmlns:a=\"urn:x\" attr='1 > 0' other=\"q'>\"><a:MessageId>é日本</a:MessageId><Empty/><Id></Id><Code attr=\"x\"/></a:Root>",
         "\uFEFF<Root><?pi inside?><Message>multi\r\nline\ttext</Message></Root>",
-    };
+    ];
+
+    public static TheoryData<string> WellFormed => new(Documents);
 
     [Theory]
     [MemberData(nameof(WellFormed))]
@@ -57,6 +59,57 @@ public sealed class AwsXmlTests
         byte[] utf8 = [.. "<Root><MessageId>"u8, 0xC3, 0x28, .. "</MessageId></Root>"u8];
 
         Assert.Throws<XmlException>(() => WithWalk(utf8));
+    }
+
+    [Fact]
+    public void MutatedAnswers_ThatXmlReaderReads_AreReadTheSame_AndNoneThrowsAnythingButAnXmlException()
+    {
+        // Seeded mutations of real answer shapes: every document XmlReader reads must read the same here; any other
+        // document may be refused, but only with an XmlException (the client's "not XML" answer error).
+        var random = new Random(20261126);
+        string[] seeds = Documents;
+        byte[] alphabet = "<>/&;#x![]?-=\"' \r\nabcMessageIdCDATA0123"u8.ToArray();
+        int agreed = 0;
+        for (int n = 0; n < 20_000; n++)
+        {
+            var bytes = new List<byte>(Encoding.UTF8.GetBytes(seeds[random.Next(seeds.Length)]));
+            for (int edits = random.Next(1, 4); edits > 0 && bytes.Count > 0; edits--)
+            {
+                int at = random.Next(bytes.Count);
+                switch (random.Next(3))
+                {
+                    case 0: bytes.RemoveAt(at); break;
+                    case 1: bytes.Insert(at, alphabet[random.Next(alphabet.Length)]); break;
+                    default: bytes[at] = alphabet[random.Next(alphabet.Length)]; break;
+                }
+            }
+
+            byte[] document = [.. bytes];
+            List<string>? expected;
+            try
+            {
+                expected = WithXmlReader(document);
+            }
+            catch (XmlException)
+            {
+                expected = null;
+            }
+
+            try
+            {
+                List<string> actual = WithWalk(document);
+                if (expected is not null)
+                {
+                    Assert.Equal(expected, actual);
+                    agreed++;
+                }
+            }
+            catch (XmlException) when (expected is null)
+            {
+            }
+        }
+
+        Assert.True(agreed > 1_000, $"only {agreed} mutated documents were well-formed");
     }
 
     private static List<string> WithWalk(byte[] utf8)
