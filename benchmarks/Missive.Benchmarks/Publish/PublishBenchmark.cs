@@ -96,8 +96,8 @@ public static class PublishBenchmark
         }
 
         // Low load: one publish at a time, so a coalesced publish always waits out its window alone.
-        double plain = LatencyAsync(window: null).GetAwaiter().GetResult();
-        double coalesced = LatencyAsync(TimeSpan.FromMilliseconds(5)).GetAwaiter().GetResult();
+        double plain = LatencyAsync("single publishes").GetAwaiter().GetResult();
+        double coalesced = LatencyAsync("concurrent, coalesced (5 ms)").GetAwaiter().GetResult();
         Console.WriteLine();
         Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"Low load, one publish at a time (median of 200): {plain:F2} ms without coalescing, {coalesced:F2} ms with a 5 ms window: {coalesced - plain:F2} ms added."));
     }
@@ -119,20 +119,15 @@ public static class PublishBenchmark
             SqsSendRequest[] requests = [.. envelopes.Select(e => writer.ToSqs(e, "bench"))];
 
             using var missive = new Way("one batch publish", lines);
-            using var sdkWay = new Way("AWSSDK.SQS SendMessageBatch, calls of 10", lines);
-            var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
-            options.QueueUrls["bench"] = new Uri(QueueUrl);
-            AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
             var endpoint = new SqsSendEndpoint();
-            using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
-            var config = new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) };
-            using var sdk = new AmazonSQSClient(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), config);
+            using AwsTransport transport = TransportOver(endpoint);
+            using AmazonSQSClient sdk = SdkOver(endpoint);
             string[] texts = [.. envelopes.Select(e => Setup.Utf8.SerializeToString(e))];
             var sdkRequest = new SendMessageBatchRequest { QueueUrl = QueueUrl, Entries = [.. texts.Select((t, i) => new SendMessageBatchRequestEntry { Id = i.ToString(CultureInfo.InvariantCulture), MessageBody = t })] };
             using var invoker = new HttpMessageInvoker(endpoint, disposeHandler: false);
             byte[] recorded;
             using (var capture = new CapturingEndpoint(endpoint))
-            using (var capturing = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, capture), disposeHandler: false), TimeProvider.System))
+            using (AwsTransport capturing = TransportOver(capture))
             {
                 capturing.SendBatchAsync(requests).GetAwaiter().GetResult();
                 recorded = capture.Last!;
@@ -155,7 +150,7 @@ public static class PublishBenchmark
                     return Task.CompletedTask;
                 }),
                 ("Missive: the SendMessageBatch call (with the endpoint)", async () => await transport.SendBatchAsync(requests)),
-                ("Missive: a batch publish, whole (with the endpoint)", () => missive.RunTen(orders)),
+                ("Missive: a batch publish, whole (with the endpoint)", async () => await missive.Publisher!.PublishBatchAsync(orders)),
                 ("SDK: serializing 10 envelopes to strings (the same serializer)", () =>
                 {
                     for (int i = 0; i < 10; i++)
@@ -221,27 +216,11 @@ public static class PublishBenchmark
         }
     }
 
-    /// <summary>The median wall time of a single publish made alone, after warm-up.</summary>
-    private static async Task<double> LatencyAsync(TimeSpan? window)
+    /// <summary>The median wall time of a single publish made alone, after warm-up, on a way's bus.</summary>
+    private static async Task<double> LatencyAsync(string how)
     {
-        var endpoint = new SqsSendEndpoint();
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
-        options.QueueUrls["bench"] = new Uri(QueueUrl);
-        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
-        using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
-        HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings());
-        builder.Logging.ClearProviders();
-        builder.Services.AddSingleton<IMessageTransport>(transport);
-        builder.Services.AddMessageBus(bus =>
-        {
-            bus.AddMessageType<OrderPlaced>(Payloads.OrderType).ConfigureSerialization(o => o.JsonSerializerContext = BenchJsonContext.Default).EnableExperimentalFeatures().AddSqsPublisher<OrderPlaced>("bench");
-            if (window is { } w)
-            {
-                bus.CoalescePublishes(w);
-            }
-        });
-        using IHost host = builder.Build();
-        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        using var way = new Way(how, 1);
+        IMessagePublisher publisher = way.Publisher!;
         OrderPlaced order = Payloads.Order(1);
         var times = new List<double>();
         for (int i = 0; i < 250; i++)
@@ -257,6 +236,19 @@ public static class PublishBenchmark
         times.Sort();
         return times[times.Count / 2];
     }
+
+    /// <summary>The AWS transport, signing as in every row, over an endpoint in process.</summary>
+    private static AwsTransport TransportOver(HttpMessageHandler endpoint)
+    {
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
+        options.QueueUrls["bench"] = new Uri(QueueUrl);
+        AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
+        return new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+    }
+
+    /// <summary>The official client over the same endpoint.</summary>
+    private static AmazonSQSClient SdkOver(HttpMessageHandler endpoint)
+        => new(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) });
 
     private static Result Median(List<Result> results) => results.OrderBy(r => r.PerCpuSecond).ElementAt(results.Count / 2);
 
@@ -279,8 +271,7 @@ public static class PublishBenchmark
             }).ToList();
             if (how.StartsWith("AWSSDK", StringComparison.Ordinal))
             {
-                var config = new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(Endpoint) };
-                var client = new AmazonSQSClient(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), config);
+                AmazonSQSClient client = SdkOver(Endpoint);
                 _owned.Add(client);
                 Run = async () =>
                 {
@@ -298,11 +289,7 @@ public static class PublishBenchmark
                 return;
             }
 
-            var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
-            options.QueueUrls["bench"] = new Uri(QueueUrl);
-            AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
-            SqsSendEndpoint endpoint = Endpoint;
-            var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
+            AwsTransport transport = TransportOver(Endpoint);
             HostApplicationBuilder builder = Host.CreateEmptyApplicationBuilder(new HostApplicationBuilderSettings());
             builder.Logging.ClearProviders();
             builder.Services.AddSingleton<IMessageTransport>(transport);
@@ -321,7 +308,7 @@ public static class PublishBenchmark
             _owned.Add(host);
             _owned.Add(transport);
             IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
-            RunTen = async some => await publisher.PublishBatchAsync(some);
+            Publisher = publisher;
             Run = how switch
             {
                 "single publishes" => async () =>
@@ -338,8 +325,8 @@ public static class PublishBenchmark
 
         public SqsSendEndpoint Endpoint { get; } = new();
 
-        /// <summary>A batch publish of the orders given (the Missive ways only).</summary>
-        public Func<IReadOnlyList<OrderPlaced>, Task> RunTen { get; private set; } = _ => Task.CompletedTask;
+        /// <summary>Gets the bus's publisher (the Missive ways only).</summary>
+        public IMessagePublisher? Publisher { get; }
 
         public Func<Task> Run { get; }
 

@@ -34,14 +34,6 @@ internal sealed class QueryForm : IDisposable
         Escape(value);
     }
 
-    public void AddIfSet(string name, string? value)
-    {
-        if (value is not null)
-        {
-            Add(name, value);
-        }
-    }
-
     /// <summary>
     /// Adds <c>{list}{n}.{field}={value}</c> (for example <c>PublishBatchRequestEntries.member.3.Message</c>), the name
     /// written from its parts; for <paramref name="n"/> 0, <c>{field}={value}</c> (a field of the request itself).

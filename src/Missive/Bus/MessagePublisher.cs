@@ -268,25 +268,24 @@ internal sealed class MessagePublisher : IMessagePublisher
             switch (route.Kind)
             {
                 case RouteKind.Sqs:
-                    if (!_transport.IsDoneWithBodiesWhenCallsComplete)
-                    {
-                        SqsSendRequest request = WithOptions(_writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId), options);
-                        size = request.Utf8Length;
-                        messageId = await transport.SendAsync(request, cancellationToken).ConfigureAwait(false);
-                        break;
-                    }
-
-                    // The transport is done with the body when the call is over (a batch publish's or coalesced send's
-                    // task, when its batch call is): the body goes in a pooled array, cleared and given back then.
-                    SqsSendRequest pooled = _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId, out byte[] rented);
-                    size = pooled.Utf8Length;
+                    // A transport done with the body when the call is over (a batch publish's or coalesced send's task,
+                    // when its batch call is) gets it in a pooled array, cleared and given back then; any other, in an
+                    // array of its own, which it may keep.
+                    byte[]? rented = null;
+                    SqsSendRequest request = _transport.IsDoneWithBodiesWhenCallsComplete
+                        ? _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId, out rented)
+                        : _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
+                    size = request.Utf8Length;
                     try
                     {
-                        messageId = await transport.SendAsync(WithOptions(pooled, options), cancellationToken).ConfigureAwait(false);
+                        messageId = await transport.SendAsync(WithOptions(request, options), cancellationToken).ConfigureAwait(false);
                     }
                     finally
                     {
-                        EnvelopeSerializerExtensions.ReturnUtf8Text(rented, (int)size);
+                        if (rented is not null)
+                        {
+                            EnvelopeSerializerExtensions.ReturnUtf8Text(rented, (int)size);
+                        }
                     }
 
                     break;

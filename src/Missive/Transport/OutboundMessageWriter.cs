@@ -34,14 +34,7 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(envelope);
         IEnvelopeSerializer serializer = SerializerFor(format);
-        return new SqsSendRequest
-        {
-            QueueName = queueName,
-            Utf8MessageBody = serializer.SerializeToUtf8Text(envelope), // the bytes as written: no string
-            MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
-            MessageGroupId = messageGroupId,
-            MessageDeduplicationId = messageDeduplicationId,
-        };
+        return SqsRequest(serializer, serializer.SerializeToUtf8Text(envelope), queueName, messageGroupId, messageDeduplicationId); // the bytes as written: no string
     }
 
     /// <summary>
@@ -53,16 +46,18 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(envelope);
         IEnvelopeSerializer serializer = SerializerFor(format);
-        ReadOnlyMemory<byte> body = serializer.SerializeToRentedUtf8Text(envelope, out rented);
-        return new SqsSendRequest
-        {
-            QueueName = queueName,
-            Utf8MessageBody = body,
-            MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
-            MessageGroupId = messageGroupId,
-            MessageDeduplicationId = messageDeduplicationId,
-        };
+        return SqsRequest(serializer, serializer.SerializeToRentedUtf8Text(envelope, out rented), queueName, messageGroupId, messageDeduplicationId);
     }
+
+    /// <summary>A send request for a body <paramref name="serializer"/> wrote (a binary format's with its content type attribute).</summary>
+    private static SqsSendRequest SqsRequest(IEnvelopeSerializer serializer, ReadOnlyMemory<byte> body, string queueName, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        QueueName = queueName,
+        Utf8MessageBody = body,
+        MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
 
     /// <summary>Builds an SNS publish request.</summary>
     /// <typeparam name="T">The message type.</typeparam>
