@@ -36,6 +36,8 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     private readonly SnsClient _sns;
     private readonly EventBridgeClient _eventBridge;
     private readonly List<HttpClient> _owned = [];
+    private readonly Dictionary<string, Uri> _queueUrls;
+    private readonly Dictionary<string, string> _topicArns;
 
     /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them).</summary>
     /// <param name="options">The options. Must not be null.</param>
@@ -59,6 +61,8 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         ArgumentNullException.ThrowIfNull(options);
         ILogger log = logger ?? NullLogger.Instance;
         Settings = settings;
+        _queueUrls = new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal);
+        _topicArns = new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal);
         Retry = new AwsRetryStrategy(options.MaxAttempts, options.MaxBackoff, timeProvider);
         HttpClient Client(string signingName)
         {
@@ -74,14 +78,17 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
         _sqs = new SqsClient(
             new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, ("x-amzn-query-mode", "true")),
-            new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal),
+            _queueUrls,
             options.VerifyMessageDigests,
+            BatchCalls.SqsSend.WithMaxEntrySize(options.MaxSqsMessageSize),
             log);
         _sns = new SnsClient(
             new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SnsSigningName), log),
-            new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal));
+            _topicArns,
+            BatchCalls.SnsPublish.WithMaxEntrySize(options.MaxSnsMessageSize));
         _eventBridge = new EventBridgeClient(
-            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.EventBridgeSigningName), log));
+            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.EventBridgeSigningName), log),
+            BatchCalls.EventBridgePutEvents.WithMaxEntrySize(options.MaxEventBridgeEntrySize));
     }
 
     /// <summary>Gets the region the transport signs for.</summary>
@@ -151,7 +158,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         foreach (KeyValuePair<string, List<(int, SqsSendRequest)>> queue in GroupBy(requests, static r => r.QueueName))
         {
             string name = queue.Key;
-            await BatchEntryRetry.SendAsync(Retry, queue.Value, Ordered(name, queue.Value, static r => r.MessageGroupId), (entries, ct) => _sqs.SendBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
+            await SendToOneDestinationAsync(queue.Value, IsFifoQueue(name), (entries, ct) => _sqs.SendBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
         }
 
         return results;
@@ -169,7 +176,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         foreach (KeyValuePair<string, List<(int, SnsPublishRequest)>> topic in GroupBy(requests, static r => r.TopicArn))
         {
             string name = topic.Key;
-            await BatchEntryRetry.SendAsync(Retry, topic.Value, Ordered(name, topic.Value, static r => r.MessageGroupId), (entries, ct) => _sns.PublishBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
+            await SendToOneDestinationAsync(topic.Value, IsFifoTopic(name), (entries, ct) => _sns.PublishBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
         }
 
         return results;
@@ -190,7 +197,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
             indexed[i] = (i, entries[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(entries)));
         }
 
-        await BatchEntryRetry.SendAsync(Retry, indexed, ordered: false, _eventBridge.PutEventsAsync, results, cancellationToken).ConfigureAwait(false);
+        await SendToOneDestinationAsync(indexed, ordered: false, _eventBridge.PutEventsAsync, results, cancellationToken).ConfigureAwait(false);
         return results;
     }
 
@@ -242,27 +249,35 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         => new SigV4Handler(new SigV4Signer(credentials, region.SystemName, signingName, TimeProvider.System, signedAt), inner);
 
     /// <summary>
-    /// Whether the messages to a queue or topic keep an order: a FIFO name (SQS and SNS require it to end in
-    /// <c>.fifo</c>), or messages with a group id (FIFO destinations require one; a queue named here by a configured name
-    /// shows it only so).
+    /// The entries of one queue, topic or bus in its batch calls, failed entries sent again as the retry mode allows: a
+    /// failure before any call (the queue's URL cannot be resolved) becomes each entry's own, so the other destinations
+    /// of the batch keep their results.
     /// </summary>
-    private static bool Ordered<T>(string destination, List<(int, T)> entries, Func<T, string?> group)
+    private async Task SendToOneDestinationAsync<T>(IReadOnlyList<(int Index, T Item)> entries, bool ordered, Func<IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, BatchEntryResult[] results, CancellationToken cancellationToken)
     {
-        if (destination.EndsWith(".fifo", StringComparison.Ordinal))
+        try
         {
-            return true;
+            await BatchEntryRetry.SendAsync(Retry, entries, ordered, call, results, cancellationToken).ConfigureAwait(false);
         }
-
-        foreach ((_, T entry) in entries)
+        catch (MessageTransportException e)
         {
-            if (group(entry) is not null)
+            foreach ((int index, _) in entries)
             {
-                return true;
+                if (results[index] == default)
+                {
+                    results[index] = BatchEntryResult.Failure(index, e); // nothing of this destination was sent
+                }
             }
         }
-
-        return false;
     }
+
+    /// <summary>Whether a queue, by its name or URL or by the URL configured for its name, is FIFO (<see cref="FifoRule"/>).</summary>
+    private bool IsFifoQueue(string queue)
+        => FifoRule.IsFifo(queue) || (_queueUrls.TryGetValue(queue, out Uri? url) && FifoRule.IsFifo(url.AbsolutePath));
+
+    /// <summary>Whether a topic, by its ARN or by the ARN configured for its name, is FIFO (<see cref="FifoRule"/>).</summary>
+    private bool IsFifoTopic(string topic)
+        => FifoRule.IsFifo(topic) || (_topicArns.TryGetValue(topic, out string? arn) && FifoRule.IsFifo(arn));
 
     private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
     {

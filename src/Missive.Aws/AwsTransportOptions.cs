@@ -68,4 +68,25 @@ public sealed class AwsTransportOptions
     /// (on send and on receive). Default <c>true</c>; a mismatch is a <see cref="MessageTransportException"/>.
     /// </summary>
     public bool VerifyMessageDigests { get; set; } = true;
+
+    /// <summary>
+    /// Gets or sets the largest SQS message, body and message attributes in UTF-8 bytes, that a batch send puts in a
+    /// call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call, and the others are sent. Default 1 MiB,
+    /// SQS's limit since August 2025; lower it for a partition or an endpoint that takes less.
+    /// </summary>
+    public int MaxSqsMessageSize { get; set; } = 1024 * 1024;
+
+    /// <summary>
+    /// Gets or sets the largest SNS message, body and message attributes in UTF-8 bytes, that a batch publish puts in a
+    /// call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call. Default 1 MiB, the most a topic's
+    /// <c>MaximumMessageSize</c> can be raised to (a topic left at its default of 256 KiB refuses more itself).
+    /// </summary>
+    public int MaxSnsMessageSize { get; set; } = 1024 * 1024;
+
+    /// <summary>
+    /// Gets or sets the largest EventBridge entry, as EventBridge counts a <c>PutEvents</c> entry, that a batch puts in
+    /// a call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call. Default 1 MiB, EventBridge's limit since
+    /// January 2026; lower it for a partition or an endpoint that takes less.
+    /// </summary>
+    public int MaxEventBridgeEntrySize { get; set; } = 1024 * 1024;
 }

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Missive.Bus;
+using Missive.Transport;
 
 namespace Missive.Aws;
 
@@ -71,11 +72,25 @@ internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationChe
             problems.Add($"Missive.Aws AttemptTimeout is {options.AttemptTimeout}: set it to at least 1 second.");
         }
 
+        foreach ((string name, int size) in (ReadOnlySpan<(string, int)>)[("MaxSqsMessageSize", options.MaxSqsMessageSize), ("MaxSnsMessageSize", options.MaxSnsMessageSize), ("MaxEventBridgeEntrySize", options.MaxEventBridgeEntrySize)])
+        {
+            if (size < 1024)
+            {
+                problems.Add($"Missive.Aws {name} is {size}: set it to the service's limit in bytes, at least 1024 (the default, 1048576, is AWS's limit).");
+            }
+        }
+
         foreach ((string queue, Uri url) in options.QueueUrls)
         {
             if (!url.IsAbsoluteUri || (url.Scheme != Uri.UriSchemeHttps && url.Scheme != Uri.UriSchemeHttp))
             {
                 problems.Add($"Missive.Aws QueueUrls:{queue} is not an absolute http or https URL: write the queue's URL (https://sqs.<region>.amazonaws.com/<account>/{queue}).");
+            }
+            else if (FifoRule.IsFifo(url.AbsolutePath.TrimEnd('/')) != FifoRule.IsFifo(queue))
+            {
+                problems.Add(FifoRule.IsFifo(queue)
+                    ? $"Missive.Aws QueueUrls:{queue} names a FIFO queue, but its URL {url} is not one (a FIFO queue's name ends in .fifo): write the FIFO queue's URL, or drop .fifo from the name."
+                    : $"Missive.Aws QueueUrls:{queue} is a FIFO queue (its URL ends in .fifo) under a name without .fifo, so the bus would not give it FIFO handling (a group's messages one at a time, group ids on publish): name it '{queue}.fifo' here and in the bus's publishers and pollers.");
             }
         }
 
@@ -84,6 +99,12 @@ internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationChe
             if (!arn.StartsWith("arn:", StringComparison.Ordinal) || !arn.Contains(":sns:", StringComparison.Ordinal))
             {
                 problems.Add($"Missive.Aws TopicArns:{topic} is not an SNS topic ARN: write arn:aws:sns:<region>:<account>:{topic}.");
+            }
+            else if (FifoRule.IsFifo(arn) != FifoRule.IsFifo(topic))
+            {
+                problems.Add(FifoRule.IsFifo(topic)
+                    ? $"Missive.Aws TopicArns:{topic} names a FIFO topic, but its ARN {arn} is not one (a FIFO topic's name ends in .fifo): write the FIFO topic's ARN, or drop .fifo from the name."
+                    : $"Missive.Aws TopicArns:{topic} is a FIFO topic (its ARN ends in .fifo) under a name without .fifo, so the bus would not give it FIFO handling (group ids on publish): name it '{topic}.fifo' here and in AddSnsPublisher.");
             }
         }
     }

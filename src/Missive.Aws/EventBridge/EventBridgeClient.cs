@@ -22,7 +22,13 @@ internal sealed class EventBridgeClient
 
     private readonly AwsServiceClient _service;
 
-    public EventBridgeClient(AwsServiceClient service) => _service = service;
+    private readonly BatchLimits _putEventsLimits;
+
+    public EventBridgeClient(AwsServiceClient service, BatchLimits putEventsLimits)
+    {
+        _service = service;
+        _putEventsLimits = putEventsLimits;
+    }
 
     /// <summary>Puts one event; a transient entry failure (throttling, an internal failure) is retried like a failed call.</summary>
     /// <exception cref="MessageTransportException">The call or the entry failed for good.</exception>
@@ -47,20 +53,32 @@ internal sealed class EventBridgeClient
     /// <summary>Puts events in calls within EventBridge's batch limits (<see cref="BatchCalls.EventBridgePutEvents"/>); one result per entry, in order, each with its entry's index. Failed entries are not retried here.</summary>
     public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, CancellationToken cancellationToken)
     {
-        var results = new BatchEntryResult[entries.Count];
-        for (int start = 0, end; start < entries.Count; start = end)
+        BatchEntryResult[] results = await BatchCalls.CallEachAsync(
+            entries,
+            _putEventsLimits,
+            static entry => BatchCalls.EventBridgeEntrySize(entry.Entry),
+            fifoGroup: null,
+            "EventBridge PutEvents",
+            PutEventsCallAsync,
+            cancellationToken).ConfigureAwait(false);
+        for (int i = 0; i < results.Length; i++)
         {
-            end = BatchCalls.End(entries, start, BatchCalls.EventBridgePutEvents, 0, static (entry, _) => BatchCalls.EventBridgeEntrySize(entry.Entry));
-            using PooledBufferWriter body = Body(entries, start, end);
-            using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
-            BatchEntryResult[] chunk = ReadAnswer(response, end - start);
-            for (int i = 0; i < chunk.Length; i++)
-            {
-                results[start + i] = chunk[i] with { Index = entries[start + i].Index };
-            }
+            results[i] = results[i] with { Index = entries[i].Index };
         }
 
         return results;
+    }
+
+    /// <summary>One <c>PutEvents</c> call over <paramref name="entries"/>[start..end).</summary>
+    private async Task PutEventsCallAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end, BatchEntryResult[] results, CancellationToken cancellationToken)
+    {
+        using PooledBufferWriter body = Body(entries, start, end);
+        using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        BatchEntryResult[] chunk = ReadAnswer(response, end - start);
+        for (int i = 0; i < chunk.Length; i++)
+        {
+            results[start + i] = chunk[i] with { Index = start + i };
+        }
     }
 
     private static PooledBufferWriter Body(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end)

@@ -26,10 +26,12 @@ internal sealed class SnsClient
     private static ReadOnlySpan<byte> EntriesList => "PublishBatchRequestEntries.member."u8;
 
     private readonly AwsServiceClient _service;
+    private readonly BatchLimits _publishLimits;
     private readonly IReadOnlyDictionary<string, string> _topicArns;
 
-    public SnsClient(AwsServiceClient service, IReadOnlyDictionary<string, string> topicArns)
+    public SnsClient(AwsServiceClient service, IReadOnlyDictionary<string, string> topicArns, BatchLimits publishLimits)
     {
+        _publishLimits = publishLimits;
         _service = service;
         _topicArns = topicArns;
     }
@@ -78,28 +80,35 @@ internal sealed class SnsClient
     public async Task<BatchEntryResult[]> PublishBatchAsync(string topic, IReadOnlyList<(int Index, SnsPublishRequest Request)> requests, CancellationToken cancellationToken)
     {
         string topicArn = GetTopicArn(topic);
-        var results = new BatchEntryResult[requests.Count];
-        for (int start = 0, end; start < requests.Count; start = end)
-        {
-            end = BatchCalls.End(requests, start, BatchCalls.SnsPublish, 0, static (entry, _) => entry.Request.ComputeSize());
-            using var form = new QueryForm("PublishBatch", ApiVersion);
-            form.Add("TopicArn", topicArn);
-            for (int i = start; i < end; i++)
-            {
-                form.AddMember(EntriesList, i - start + 1, "Id"u8, EntryIds[i - start]);
-                AddMessage(form, requests[i].Request, member: i - start + 1);
-            }
-
-            using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
-            ReadBatchAnswer(response, start, end, results);
-        }
-
+        BatchEntryResult[] results = await BatchCalls.CallEachAsync(
+            requests,
+            _publishLimits,
+            static entry => entry.Request.ComputeSize(),
+            static entry => entry.Request.MessageGroupId,
+            "SNS PublishBatch",
+            (list, start, end, chunk, ct) => PublishBatchCallAsync(topicArn, list, start, end, chunk, ct),
+            cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < results.Length; i++)
         {
             results[i] = results[i] with { Index = requests[i].Index };
         }
 
         return results;
+    }
+
+    /// <summary>One <c>PublishBatch</c> call over <paramref name="requests"/>[start..end).</summary>
+    private async Task PublishBatchCallAsync(string topicArn, IReadOnlyList<(int Index, SnsPublishRequest Request)> requests, int start, int end, BatchEntryResult[] results, CancellationToken cancellationToken)
+    {
+        using var form = new QueryForm("PublishBatch", ApiVersion);
+        form.Add("TopicArn", topicArn);
+        for (int i = start; i < end; i++)
+        {
+            form.AddMember(EntriesList, i - start + 1, "Id"u8, EntryIds[i - start]);
+            AddMessage(form, requests[i].Request, member: i - start + 1);
+        }
+
+        using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        ReadBatchAnswer(response, start, end, results);
     }
 
     /// <summary>The message's fields: of the request itself (<paramref name="member"/> 0, <c>Publish</c>), or of entry <paramref name="member"/> of a <c>PublishBatch</c>.</summary>

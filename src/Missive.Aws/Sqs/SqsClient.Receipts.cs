@@ -46,33 +46,39 @@ internal sealed partial class SqsClient
     private async Task<BatchEntryResult[]> ReceiptBatchAsync(string operation, string queue, IReadOnlyList<string> receiptHandles, TimeSpan? visibilityTimeout, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-        var results = new BatchEntryResult[receiptHandles.Count];
-        for (int start = 0, end; start < receiptHandles.Count; start = end)
-        {
-            end = BatchCalls.End<string, int>(receiptHandles, start, BatchCalls.SqsReceipts, 0, size: null);
-            using PooledBufferWriter body = AwsJson.Write((receiptHandles, url, start, end, visibilityTimeout), static (w, s) =>
-            {
-                w.WriteString("QueueUrl", s.url);
-                w.WriteStartArray("Entries");
-                for (int i = s.start; i < s.end; i++)
-                {
-                    w.WriteStartObject();
-                    w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
-                    w.WriteString("ReceiptHandle", s.receiptHandles[i]);
-                    if (s.visibilityTimeout is { } visibility)
-                    {
-                        w.WriteNumber("VisibilityTimeout", Seconds(visibility));
-                    }
+        return await BatchCalls.CallEachAsync(
+            receiptHandles,
+            BatchCalls.SqsReceipts,
+            size: null,
+            fifoGroup: null,
+            "SQS " + operation,
+            (list, start, end, results, ct) => ReceiptBatchCallAsync(operation, url, queue, list, start, end, visibilityTimeout, results, ct),
+            cancellationToken).ConfigureAwait(false);
+    }
 
-                    w.WriteEndObject();
+    /// <summary>One <c>DeleteMessageBatch</c> or <c>ChangeMessageVisibilityBatch</c> call over <paramref name="receiptHandles"/>[start..end).</summary>
+    private async Task ReceiptBatchCallAsync(string operation, string url, string queue, IReadOnlyList<string> receiptHandles, int start, int end, TimeSpan? visibilityTimeout, BatchEntryResult[] results, CancellationToken cancellationToken)
+    {
+        using PooledBufferWriter body = AwsJson.Write((receiptHandles, url, start, end, visibilityTimeout), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            w.WriteStartArray("Entries");
+            for (int i = s.start; i < s.end; i++)
+            {
+                w.WriteStartObject();
+                w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
+                w.WriteString("ReceiptHandle", s.receiptHandles[i]);
+                if (s.visibilityTimeout is { } visibility)
+                {
+                    w.WriteNumber("VisibilityTimeout", Seconds(visibility));
                 }
 
-                w.WriteEndArray();
-            });
-            using AwsResponse answer = await PostAsync(operation, body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
-            SqsBatchAnswer.Read(answer, operation, start, end, results, withIds: false, 0, static (entry, _) => BatchEntryResult.Success(entry.Index, null));
-        }
+                w.WriteEndObject();
+            }
 
-        return results;
+            w.WriteEndArray();
+        });
+        using AwsResponse answer = await PostAsync(operation, body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        SqsBatchAnswer.Read(answer, operation, start, end, results, withIds: false, 0, static (entry, _) => BatchEntryResult.Success(entry.Index, null));
     }
 }

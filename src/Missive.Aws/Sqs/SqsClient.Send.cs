@@ -28,52 +28,56 @@ internal sealed partial class SqsClient
         return messageId;
     }
 
-    /// <summary>Sends the requests of one queue in calls within SQS's batch limits (<see cref="BatchCalls.SqsSend"/>); results in request order.</summary>
+    /// <summary>Sends the requests of one queue in calls within SQS's batch limits (<see cref="BatchCalls.CallEachAsync"/>); results in request order.</summary>
     public async Task<BatchEntryResult[]> SendBatchAsync(string queue, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-        var results = new BatchEntryResult[requests.Count];
-        int start = 0;
-        while (start < requests.Count)
-        {
-            int end = BatchCalls.End(requests, start, BatchCalls.SqsSend, 0, static (entry, _) => entry.Request.ComputeSize());
-
-            using PooledBufferWriter body = AwsJson.Write((requests, url, start, end), static (w, s) =>
-            {
-                w.WriteString("QueueUrl", s.url);
-                w.WriteStartArray("Entries");
-                for (int i = s.start; i < s.end; i++)
-                {
-                    w.WriteStartObject();
-                    w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
-                    WriteMessage(w, s.requests[i].Request);
-                    w.WriteEndObject();
-                }
-
-                w.WriteEndArray();
-            });
-            using AwsResponse answer = await PostAsync("SendMessageBatch", body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
-            SqsBatchAnswer.Read(answer, "SendMessageBatch", start, end, results, withIds: true, (Requests: requests, Client: this), static (entry, s) =>
-            {
-                try
-                {
-                    s.Client.CheckSent(entry.MessageId, entry.BodyDigest, entry.AttributesDigest, s.Requests[entry.Index].Request, "SendMessageBatch");
-                    return BatchEntryResult.Success(entry.Index, entry.MessageId);
-                }
-                catch (MessageTransportException e)
-                {
-                    return BatchEntryResult.Failure(entry.Index, e); // this entry's digest did not match: only it failed
-                }
-            });
-            start = end;
-        }
-
+        BatchEntryResult[] results = await BatchCalls.CallEachAsync(
+            requests,
+            _sendLimits,
+            static entry => entry.Request.ComputeSize(),
+            static entry => entry.Request.MessageGroupId,
+            "SQS SendMessageBatch",
+            (list, start, end, chunk, ct) => SendBatchCallAsync(url, queue, list, start, end, chunk, ct),
+            cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < results.Length; i++)
         {
             results[i] = results[i] with { Index = requests[i].Index };
         }
 
         return results;
+    }
+
+    /// <summary>One <c>SendMessageBatch</c> call over <paramref name="requests"/>[start..end).</summary>
+    private async Task SendBatchCallAsync(string url, string queue, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, int start, int end, BatchEntryResult[] results, CancellationToken cancellationToken)
+    {
+        using PooledBufferWriter body = AwsJson.Write((requests, url, start, end), static (w, s) =>
+        {
+            w.WriteString("QueueUrl", s.url);
+            w.WriteStartArray("Entries");
+            for (int i = s.start; i < s.end; i++)
+            {
+                w.WriteStartObject();
+                w.WriteString("Id", (i - s.start).ToString(CultureInfo.InvariantCulture));
+                WriteMessage(w, s.requests[i].Request);
+                w.WriteEndObject();
+            }
+
+            w.WriteEndArray();
+        });
+        using AwsResponse answer = await PostAsync("SendMessageBatch", body.WrittenMemory, queue, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        SqsBatchAnswer.Read(answer, "SendMessageBatch", start, end, results, withIds: true, (Requests: requests, Client: this), static (entry, s) =>
+        {
+            try
+            {
+                s.Client.CheckSent(entry.MessageId, entry.BodyDigest, entry.AttributesDigest, s.Requests[entry.Index].Request, "SendMessageBatch");
+                return BatchEntryResult.Success(entry.Index, entry.MessageId);
+            }
+            catch (MessageTransportException e)
+            {
+                return BatchEntryResult.Failure(entry.Index, e); // this entry's digest did not match: only it failed
+            }
+        });
     }
 
     private static void WriteMessage(Utf8JsonWriter w, SqsSendRequest request)

@@ -23,11 +23,13 @@ internal sealed partial class SqsClient
     private readonly AwsServiceClient _service;
     private readonly IReadOnlyDictionary<string, Uri> _configuredUrls;
     private readonly bool _verifyDigests;
+    private readonly BatchLimits _sendLimits;
     private readonly ILogger _logger;
     private readonly ConcurrentDictionary<string, Task<string>> _queueUrls = new(StringComparer.Ordinal);
 
-    public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests, ILogger logger)
+    public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests, BatchLimits sendLimits, ILogger logger)
     {
+        _sendLimits = sendLimits;
         _service = service;
         _configuredUrls = configuredUrls;
         _verifyDigests = verifyDigests;

@@ -7,145 +7,259 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// Where the sends of a batch publish meet: each message goes through the whole single-publish path (envelope,
-/// middleware, checks, span, metrics) and its send, at the end, hands the request here and waits. The requests go in the
-/// transport's batch calls in the order of the batch, as soon as a run of messages from the first not yet sent has each
-/// either handed its request over or finished without one (refused, short-circuited) and holds a call's worth
-/// (<see cref="CallSize"/>) of requests, or reaches the end of the batch; the calls go one after another (the transport
-/// cuts each list within the service's limits), so a FIFO group keeps its order, and each waiting send gets its own
-/// entry's outcome. Sending while the rest of the batch is still being written keeps few requests, bodies and waiting
-/// sends alive at once, whatever the batch's size. A call that fails whole fails the calls after it unsent, as the rest
-/// of a FIFO group must not go after a part of it failed. Failed entries are not sent again here: the transport's batch
-/// calls retry what they retry (<see cref="BatchSends"/>).
+/// Where the sends of one batch publish meet and go out in the transport's batch calls, in the batch's order.
 /// </summary>
-internal sealed class BatchGatherer
+/// <remarks>
+/// <list type="bullet">
+/// <item>Each message goes through the whole single-publish path; its send, at the end, hands the request here
+/// (<see cref="Entry"/>) and waits for its own entry's outcome. A message that never sends (refused, short-circuited)
+/// says so when its publish ends.</item>
+/// <item>A call takes the run of messages from the first unsent whose sends have each been handed over or left: it goes
+/// when the run holds <see cref="CallSize"/> requests, when it reaches the end of the batch, or, once every message of
+/// the batch has started (<see cref="AllStarted"/>), when no message has reached its send for <see cref="IdleFlush"/>
+/// (a middleware that lets one message through at a time holds the others until the first's send answers: without
+/// this the batch would wait for ever).</item>
+/// <item>Calls go one after another, so a FIFO group keeps the batch's order; a call that fails fails its own entries
+/// only. A message of a FIFO group whose earlier message failed is not sent (its send fails, naming the earlier
+/// failure); other groups and standard destinations go on.</item>
+/// <item>A send whose caller cancels before a call takes it is withdrawn: it is never sent, and its publish ends
+/// cancelled.</item>
+/// </list>
+/// </remarks>
+internal sealed class BatchGatherer : IDisposable
 {
     /// <summary>The requests a call takes at most in every service: a run holding this many goes at once.</summary>
     public const int CallSize = 10;
 
+    /// <summary>How long a run waits with no message reaching its send before it goes with what it holds.</summary>
+    public static readonly TimeSpan IdleFlush = TimeSpan.FromMilliseconds(5);
+
     private readonly IMessageTransport _transport;
+    private readonly TimeProvider _timeProvider;
     private readonly CancellationToken _cancellationToken;
+    private readonly object _gate = new();
     private readonly Pending?[] _requests; // by the message's place in the batch
-    private readonly bool[] _decided; // whether that message handed its request over or finished without one
+    private readonly bool[] _ready; // whether that message handed its request over or left without one
     private int _next; // the first message whose request has not gone in a call
     private Task _tail = Task.CompletedTask; // the last call queued: each waits for the one before
-    private Exception? _failed; // a call that failed whole: the later ones fail with it, unsent
+    private Dictionary<(string Destination, string Group), Exception>? _failedGroups; // read and written by the calls, one at a time
+    private ITimer? _idle;
+    private int _progress; // how many messages have reached their send or left: the idle timer compares it
+    private int _progressWhenArmed = -1;
+    private bool _allStarted;
+    private bool _disposed;
 
-    public BatchGatherer(IMessageTransport transport, int entries, CancellationToken cancellationToken)
+    public BatchGatherer(IMessageTransport transport, int entries, TimeProvider timeProvider, CancellationToken cancellationToken)
     {
         _transport = transport;
+        _timeProvider = timeProvider;
         _requests = new Pending?[entries];
-        _decided = new bool[entries];
+        _ready = new bool[entries];
         _cancellationToken = cancellationToken;
     }
 
-    /// <summary>The door to the gatherer of the message at <paramref name="index"/> in the batch: the transport its publish sends through.</summary>
+    /// <summary>The transport the message at <paramref name="index"/> in the batch publishes through.</summary>
     public Entry NewEntry(int index) => new(this, index);
 
-    /// <summary>The message at <paramref name="index"/> handed its request over (<paramref name="pending"/>) or finished without one (<c>null</c>).</summary>
-    private void Decide(int index, Pending? pending)
+    /// <summary>
+    /// Every message of the batch has started its publish: from now on a run that waits with no message reaching its
+    /// send goes after <see cref="IdleFlush"/> (while messages are still being started, the batch is making progress).
+    /// </summary>
+    public void AllStarted()
     {
-        List<Pending>? run = null;
-        Task previous;
-        TaskCompletionSource? queued = null;
-        lock (_requests)
+        QueuedCall? call;
+        lock (_gate)
         {
-            _requests[index] = pending;
-            _decided[index] = true;
-            int end = _next, ready = 0;
-            while (end < _decided.Length && _decided[end])
-            {
-                ready += _requests[end] is null ? 0 : 1;
-                end++;
-            }
-
-            if (ready == 0 || (ready < CallSize && end < _decided.Length))
-            {
-                if (ready == 0)
-                {
-                    _next = end; // a run of messages that send nothing: nothing to wait for
-                }
-
-                return;
-            }
-
-            run = new List<Pending>(ready);
-            for (int i = _next; i < end; i++)
-            {
-                if (_requests[i] is { } request)
-                {
-                    run.Add(request);
-                    _requests[i] = null; // the call holds it now
-                }
-            }
-
-            _next = end;
-            previous = _tail;
-            queued = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            _tail = queued.Task;
+            _allStarted = true;
+            call = TakeRun(idle: false);
         }
 
-        // Started outside the lock: when the transport answers at once, the sends of the run go on inline from here.
-        _ = SendAfterAsync(previous, run, queued);
+        call?.Start();
     }
 
-    private async Task SendAfterAsync(Task previous, List<Pending> run, TaskCompletionSource queued)
+    /// <summary>Stops the idle timer; calls under way go on.</summary>
+    public void Dispose()
     {
-        try
+        lock (_gate)
         {
-            await previous.ConfigureAwait(false);
-            if (Volatile.Read(ref _failed) is { } failed)
-            {
-                Fail(run, failed);
-                return;
-            }
+            _disposed = true;
+            _idle?.Dispose();
+        }
+    }
 
+    /// <summary>The message at <paramref name="index"/> handed its request over (<paramref name="pending"/>) or left without one (<c>null</c>).</summary>
+    private void MarkReady(int index, Pending? pending)
+    {
+        QueuedCall? call;
+        lock (_gate)
+        {
+            _requests[index] = pending;
+            _ready[index] = true;
+            _progress++;
+            call = TakeRun(idle: false);
+        }
+
+        call?.Start(); // outside the lock: when the transport answers at once, the run's sends go on inline from here
+    }
+
+    /// <summary>No message reached its send since the timer was armed: the run goes with what it holds.</summary>
+    private void OnIdle()
+    {
+        QueuedCall? call;
+        lock (_gate)
+        {
+            if (_progress != _progressWhenArmed)
+            {
+                _progressWhenArmed = -1;
+                call = TakeRun(idle: false); // progress was made: wait another window from now
+            }
+            else
+            {
+                _progressWhenArmed = -1;
+                call = TakeRun(idle: true);
+            }
+        }
+
+        call?.Start();
+    }
+
+    /// <summary>Takes the run from the first unsent message when it may go, else arms the idle timer for it. Under the lock.</summary>
+    private QueuedCall? TakeRun(bool idle)
+    {
+        int end = _next, requests = 0;
+        while (end < _ready.Length && _ready[end])
+        {
+            requests += _requests[end] is null ? 0 : 1;
+            end++;
+        }
+
+        if (requests == 0)
+        {
+            _next = end; // messages that send nothing: nothing to wait for
+            return null;
+        }
+
+        if (requests < CallSize && end < _ready.Length && !idle)
+        {
+            ArmIdle();
+            return null;
+        }
+
+        var run = new List<Pending>(requests);
+        for (int i = _next; i < end; i++)
+        {
+            if (_requests[i] is { } request)
+            {
+                run.Add(request);
+                _requests[i] = null; // the call holds it now
+            }
+        }
+
+        _next = end;
+        var call = new QueuedCall(this, _tail, run);
+        _tail = call.Done;
+        return call;
+    }
+
+    private void ArmIdle()
+    {
+        if (_progressWhenArmed >= 0 || _disposed || !_allStarted)
+        {
+            return; // armed already: when it fires it looks at the progress made since
+        }
+
+        _progressWhenArmed = _progress;
+        _idle ??= _timeProvider.CreateTimer(static state => ((BatchGatherer)state!).OnIdle(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        _idle.Change(IdleFlush, Timeout.InfiniteTimeSpan);
+    }
+
+    /// <summary>Sends a run once the calls before it are over; sends nothing of a FIFO group that failed earlier.</summary>
+    private async Task SendAsync(Task previous, List<Pending> run)
+    {
+        await previous.ConfigureAwait(false);
+        var sending = new List<Pending>(run.Count);
+        foreach (Pending pending in run)
+        {
+            if (pending.FifoGroup is { } group && _failedGroups is not null && _failedGroups.TryGetValue(group, out Exception? earlier))
+            {
+                if (pending.TryStart())
+                {
+                    pending.Result.TrySetException(new MessageTransportException($"Not sent: an earlier message of its FIFO group '{group.Group}' in this batch failed ({earlier.Message}), and a later message must not go after it.", earlier)
+                    {
+                        ErrorCode = (earlier as MessageTransportException)?.ErrorCode,
+                        IsTransient = (earlier as MessageTransportException)?.IsTransient ?? false,
+                    });
+                }
+            }
+            else if (pending.TryStart())
+            {
+                sending.Add(pending); // not withdrawn by its caller: it goes
+            }
+        }
+
+        if (sending.Count > 0)
+        {
+            await BatchSends.SendAsync(_transport, sending, _cancellationToken).ConfigureAwait(false);
+        }
+
+        foreach (Pending pending in run)
+        {
+            if (pending.FifoGroup is { } group && pending.Result.Task.IsFaulted)
+            {
+                (_failedGroups ??= [])[group] = pending.Result.Task.Exception!.InnerException!;
+            }
+        }
+    }
+
+    /// <summary>A run queued behind the calls before it.</summary>
+    private sealed class QueuedCall(BatchGatherer gatherer, Task previous, List<Pending> run)
+    {
+        private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+
+        public Task Done => _done.Task;
+
+        public void Start() => _ = RunAsync();
+
+        private async Task RunAsync()
+        {
             try
             {
-                await BatchSends.SendAsync(_transport, run, Pending.Sqs, _cancellationToken).ConfigureAwait(false);
-                await BatchSends.SendAsync(_transport, run, Pending.Sns, _cancellationToken).ConfigureAwait(false);
-                await BatchSends.SendAsync(_transport, run, Pending.EventBridge, _cancellationToken).ConfigureAwait(false);
+                await gatherer.SendAsync(previous, run).ConfigureAwait(false);
             }
             catch (Exception e) when (!ContentSafety.IsFatal(e))
             {
-                Volatile.Write(ref _failed, e);
-                Fail(run, e); // a whole call failed for good: every entry of the run still waiting gets it
+                foreach (Pending pending in run)
+                {
+                    pending.Result.TrySetException(e); // not expected: BatchSends completes every entry itself
+                }
             }
-        }
-        finally
-        {
-            queued.SetResult();
-        }
-    }
-
-    private static void Fail(List<Pending> run, Exception e)
-    {
-        foreach (Pending pending in run)
-        {
-            pending.Result.TrySetException(e);
+            finally
+            {
+                _done.SetResult();
+            }
         }
     }
 
     /// <summary>
     /// The transport one message of the batch publishes through: its send hands the request to the gatherer. It counts
-    /// once toward the batch, when it hands a request over or, if it never does, when its publish finishes.
+    /// once toward the batch, when it hands a request over or, if it never does, when its publish ends.
     /// </summary>
     internal sealed class Entry(BatchGatherer gatherer, int index) : IMessageTransport
     {
         private int _counted;
 
-        public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => Hand(Pending.Sqs, request);
+        public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => HandOver(Pending.Sqs, request, cancellationToken);
 
-        public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => Hand(Pending.Sns, request);
+        public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => HandOver(Pending.Sns, request, cancellationToken);
 
-        public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => Hand(Pending.EventBridge, entry);
+        public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => HandOver(Pending.EventBridge, entry, cancellationToken);
 
         /// <summary>The publish is over: if it never handed a request over, the batch no longer waits for it.</summary>
         public void Finish()
         {
             if (Interlocked.Exchange(ref _counted, 1) == 0)
             {
-                gatherer.Decide(index, null);
+                gatherer.MarkReady(index, null);
             }
         }
 
@@ -155,7 +269,7 @@ internal sealed class BatchGatherer
 
         public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw Unused();
 
-        private Task<string> Hand(int kind, object request)
+        private Task<string> HandOver(int kind, object request, CancellationToken cancellationToken)
         {
             if (Interlocked.Exchange(ref _counted, 1) != 0)
             {
@@ -163,107 +277,17 @@ internal sealed class BatchGatherer
             }
 
             var pending = new Pending(kind, request, continueInline: true);
-            gatherer.Decide(index, pending);
-            return pending.Result.Task;
+            gatherer.MarkReady(index, pending);
+            return cancellationToken.CanBeCanceled && !pending.Result.Task.IsCompleted ? WithdrawnOnCancelAsync(pending, cancellationToken) : pending.Result.Task;
+        }
+
+        /// <summary>Waits for the send's outcome; a cancellation before a call takes it withdraws it.</summary>
+        private static async Task<string> WithdrawnOnCancelAsync(Pending pending, CancellationToken cancellationToken)
+        {
+            using CancellationTokenRegistration withdraw = cancellationToken.Register(static (state, token) => ((Pending)state!).TryWithdraw(token), pending);
+            return await pending.Result.Task.ConfigureAwait(false);
         }
 
         private static NotSupportedException Unused() => new("A batch publish only sends.");
     }
-}
-
-/// <summary>
-/// The batch calls of a batch publish or of coalesced publishes: the requests of one kind, in order, in the transport's
-/// batch calls (which cut them within the service's limits), each request's send completed with its own entry's outcome.
-/// Retrying is the transport's: its batch calls return each entry's last outcome (the AWS transport sends entries the
-/// service failed on its side again under AWS's standard retry mode); a failure left is that entry's
-/// <see cref="MessageTransportException"/>, transient when it was not the sender's fault.
-/// </summary>
-internal static class BatchSends
-{
-    /// <summary>Sends the requests of one kind among <paramref name="all"/> in the transport's batch calls, in order, and completes each one's send.</summary>
-    public static async Task SendAsync(IMessageTransport transport, IReadOnlyList<Pending> all, int kind, CancellationToken cancellationToken)
-    {
-        var entries = new List<Pending>();
-        foreach (Pending pending in all)
-        {
-            if (pending.Kind == kind)
-            {
-                entries.Add(pending);
-            }
-        }
-
-        if (entries.Count == 0)
-        {
-            return;
-        }
-
-        IReadOnlyList<BatchEntryResult> results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
-        for (int i = 0; i < entries.Count; i++)
-        {
-            BatchEntryResult result = results[i];
-            if (result.Succeeded)
-            {
-                entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
-            }
-            else
-            {
-                entries[i].Result.TrySetException(new MessageTransportException($"The service refused this entry of the batch: {result.ErrorCode}: {result.ErrorMessage}")
-                {
-                    ErrorCode = result.ErrorCode,
-                    IsTransient = !result.SenderFault,
-                });
-            }
-        }
-    }
-
-    private static Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, List<Pending> entries, int kind, CancellationToken cancellationToken)
-    {
-        switch (kind)
-        {
-            case Pending.Sqs:
-                var sends = new SqsSendRequest[entries.Count];
-                for (int i = 0; i < sends.Length; i++)
-                {
-                    sends[i] = (SqsSendRequest)entries[i].Request;
-                }
-
-                return transport.SendBatchAsync(sends, cancellationToken);
-            case Pending.Sns:
-                var publishes = new SnsPublishRequest[entries.Count];
-                for (int i = 0; i < publishes.Length; i++)
-                {
-                    publishes[i] = (SnsPublishRequest)entries[i].Request;
-                }
-
-                return transport.PublishBatchAsync(publishes, cancellationToken);
-            default:
-                var events = new EventBridgeEntry[entries.Count];
-                for (int i = 0; i < events.Length; i++)
-                {
-                    events[i] = (EventBridgeEntry)entries[i].Request;
-                }
-
-                return transport.PutEventsAsync(events, cancellationToken);
-        }
-    }
-}
-
-/// <summary>A request handed over, and the send waiting for its outcome.</summary>
-/// <param name="kind">What the request is (<see cref="Sqs"/>, <see cref="Sns"/>, <see cref="EventBridge"/>).</param>
-/// <param name="request">The request.</param>
-/// <param name="continueInline">
-/// Whether the send goes on inline when its outcome is set, on the thread that sets it: for the messages of one batch
-/// publish, whose waiting sends are the batch's own publish paths (a hop to the thread pool per message doubled the
-/// CPU a message costs); not for coalesced publishes, whose callers' own code follows each send and must not hold up
-/// the calls of others.
-/// </param>
-internal sealed class Pending(int kind, object request, bool continueInline)
-{
-    public const int Sqs = 0, Sns = 1, EventBridge = 2;
-
-    public int Kind { get; } = kind;
-
-    public object Request { get; } = request;
-
-    public TaskCompletionSource<string> Result { get; } = new(continueInline ? TaskCreationOptions.None : TaskCreationOptions.RunContinuationsAsynchronously);
 }

@@ -61,7 +61,7 @@ internal static partial class BusLog
     public static partial void HeartbeatFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
 
     /// <summary>The ids of <paramref name="messages"/>, comma-separated, for a log line about a batch call.</summary>
-    public static string IdsOf(System.Collections.Generic.List<Transport.SqsMessage> messages)
+    public static string IdsOf(System.Collections.Generic.IReadOnlyList<Transport.SqsMessage> messages)
     {
         var ids = new string[messages.Count];
         for (int i = 0; i < ids.Length; i++)
@@ -101,4 +101,7 @@ internal static partial class BusLog
 
     [LoggerMessage(EventId = 2021, Level = LogLevel.Information, Message = "Message {MessageId} from FIFO queue {Queue} was not handled, so the {Count} later messages of its group from the same receive were not handled either: they were made visible again, to come back after it in order.")]
     public static partial void GroupReleased(ILogger logger, string messageId, string queue, int count);
+
+    [LoggerMessage(EventId = 2022, Level = LogLevel.Warning, Message = "Setting the visibility of {Count} messages ({MessageIds}) in queue {Queue} to {Visibility} (a release or a retry delay) failed; they come back when their current visibility ends.")]
+    public static partial void VisibilityChangeFailed(ILogger logger, int count, string messageIds, string queue, TimeSpan visibility, Exception exception);
 }

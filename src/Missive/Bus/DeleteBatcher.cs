@@ -10,8 +10,9 @@ namespace Missive.Bus;
 /// <summary>
 /// Deletes handled messages of one queue in batch calls, with no thread of its own: the tenth handled message sends
 /// the batch from its own continuation, and a timer sends a part-full batch once its oldest receipt has waited
-/// <see cref="MaxWait"/>. <see cref="CompleteAsync"/> sends whatever is pending and waits for every call under way,
-/// so that nothing handled is left to be delivered again.
+/// <see cref="MaxWait"/>. Each call has a deadline (<c>callTimeout</c>), so <see cref="CompleteAsync"/>, which sends
+/// whatever is pending and waits for every call under way (so that nothing handled is left to be delivered again),
+/// cannot wait for ever.
 /// </summary>
 internal sealed class DeleteBatcher : IDisposable
 {
@@ -26,13 +27,17 @@ internal sealed class DeleteBatcher : IDisposable
     private readonly string _queue;
     private readonly ILogger _logger;
     private readonly ITimer _timer;
+    private readonly TimeProvider _timeProvider;
+    private readonly TimeSpan _callTimeout;
     private List<SqsMessage> _pending = new(MaxBatch);
     private int _calls;
     private bool _completed;
     private TaskCompletionSource? _drained;
 
-    public DeleteBatcher(IMessageTransport transport, string queue, TimeProvider timeProvider, ILogger logger)
+    public DeleteBatcher(IMessageTransport transport, string queue, TimeProvider timeProvider, TimeSpan callTimeout, ILogger logger)
     {
+        _timeProvider = timeProvider;
+        _callTimeout = callTimeout;
         _transport = transport;
         _queue = queue;
         _logger = logger;
@@ -139,7 +144,8 @@ internal sealed class DeleteBatcher : IDisposable
                 handles[i] = batch[i].ReceiptHandle;
             }
 
-            IReadOnlyList<BatchEntryResult> results = await _transport.DeleteBatchAsync(_queue, handles, CancellationToken.None).ConfigureAwait(false);
+            using var deadline = new CancellationTokenSource(_callTimeout, _timeProvider);
+            IReadOnlyList<BatchEntryResult> results = await _transport.DeleteBatchAsync(_queue, handles, deadline.Token).ConfigureAwait(false);
             foreach (BatchEntryResult result in results)
             {
                 if (!result.Succeeded)
@@ -148,7 +154,7 @@ internal sealed class DeleteBatcher : IDisposable
                 }
             }
         }
-        catch (Exception e) when (e is not OutOfMemoryException)
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
             // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
             BusLog.DeleteBatchFailed(_logger, batch.Count, BusLog.IdsOf(batch), _queue, e);

@@ -173,7 +173,7 @@ internal sealed class MessageDispatcher
             return false;
         }
 
-        bool fifo = deadLetterQueue.EndsWith(".fifo", StringComparison.Ordinal);
+        bool fifo = FifoRule.IsFifo(deadLetterQueue);
         message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group);
         var request = new SqsSendRequest
         {

@@ -25,16 +25,18 @@ internal sealed class MessagePublisher : IMessagePublisher
     private readonly IServiceProvider _services;
     private readonly Func<Type, bool> _isRegistered;
     private readonly bool _logContent;
+    private readonly TimeProvider _timeProvider;
     private PublishStep? _pipeline;
 
-    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered, bool logContent)
+    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered, bool logContent, TimeProvider timeProvider)
     {
+        _timeProvider = timeProvider;
         _isRegistered = isRegistered;
         _logContent = logContent;
         _factory = factory;
         _writer = writer;
         _transport = transport;
-        _sends = configuration.CoalescingWindow is { } window && window > TimeSpan.Zero ? new PublishCoalescer(transport, window) : transport;
+        _sends = configuration.CoalescingWindow is { } window && window > TimeSpan.Zero ? new PublishCoalescer(transport, window, timeProvider) : transport;
         _configuration = configuration;
         _telemetry = telemetry;
         _services = services;
@@ -46,8 +48,7 @@ internal sealed class MessagePublisher : IMessagePublisher
     /// <summary>
     /// Publishes every message as <see cref="PublishAsync{T}(T, PublishOptions?, CancellationToken)"/> does (the
     /// envelope, the middleware, the FIFO ids, the checks, a span and the metrics, each message on its own), but their
-    /// sends meet in a <see cref="BatchGatherer"/>, which makes the transport's batch calls in the batch's order, each
-    /// as soon as ten messages from the first unsent have reached their sends or left without one.
+    /// sends meet in a <see cref="BatchGatherer"/>, which makes the transport's batch calls in the batch's order.
     /// </summary>
     public async Task<IReadOnlyList<PublishResult<T>>> PublishBatchAsync<T>(IReadOnlyList<T> messages, Func<T, PublishOptions?>? options = null, CancellationToken cancellationToken = default)
     {
@@ -63,12 +64,14 @@ internal sealed class MessagePublisher : IMessagePublisher
             return results;
         }
 
-        var gatherer = new BatchGatherer(_transport, messages.Count, cancellationToken);
+        using var gatherer = new BatchGatherer(_transport, messages.Count, _timeProvider, cancellationToken);
         var entries = new Task[messages.Count];
         for (int i = 0; i < messages.Count; i++)
         {
             entries[i] = PublishEntryAsync(messages[i], i, options, gatherer, results, cancellationToken);
         }
+
+        gatherer.AllStarted();
 
         await Task.WhenAll(entries).ConfigureAwait(false);
         return results;

@@ -1,5 +1,6 @@
 using System;
 using Missive.Serialization;
+using Missive.Transport;
 
 namespace Missive.Bus;
 
@@ -7,5 +8,5 @@ namespace Missive.Bus;
 internal sealed record MessageRoute(Type MessageType, RouteKind Kind, string Target, EnvelopeFormat? Format)
 {
     /// <summary>Gets whether the target is a FIFO queue or topic (its name, URL or ARN ends in <c>.fifo</c>).</summary>
-    public bool IsFifo => Kind != RouteKind.EventBridge && Target.EndsWith(".fifo", StringComparison.Ordinal);
+    public bool IsFifo => Kind != RouteKind.EventBridge && FifoRule.IsFifo(Target);
 }

@@ -12,8 +12,9 @@ namespace Missive.Bus;
 /// at once, alone (at low load a publish waits for nothing); while a call is under way, the sends that come are gathered
 /// and go when it ends, when 10 have come, or when the window since the first of them has passed, whichever is first.
 /// The calls of one destination go one after another, in the order their sends came, so a FIFO group keeps its order. A
-/// publish cancelled before its call begins is taken out (nothing is sent); once the call has begun, it ends with the
-/// service's answer. Everything that is not a send goes straight to the transport.
+/// publish cancelled before its call begins (gathering, or queued behind a call under way) is withdrawn: it returns at
+/// once, cancelled, and nothing of it is sent; once its call has begun, it ends with the service's answer. Everything
+/// that is not a send goes straight to the transport.
 /// </summary>
 internal sealed class PublishCoalescer : IMessageTransport
 {
@@ -21,13 +22,15 @@ internal sealed class PublishCoalescer : IMessageTransport
 
     private readonly IMessageTransport _transport;
     private readonly TimeSpan _window;
+    private readonly TimeProvider _timeProvider;
     private readonly object _gate = new();
     private readonly Dictionary<(int Kind, string Destination), Destination> _destinations = [];
 
-    public PublishCoalescer(IMessageTransport transport, TimeSpan window)
+    public PublishCoalescer(IMessageTransport transport, TimeSpan window, TimeProvider timeProvider)
     {
         _transport = transport;
         _window = window;
+        _timeProvider = timeProvider;
     }
 
     /// <inheritdoc />
@@ -61,7 +64,7 @@ internal sealed class PublishCoalescer : IMessageTransport
         {
             if (!_destinations.TryGetValue((kind, name), out destination!))
             {
-                destination = new Destination(kind);
+                destination = new Destination();
                 _destinations[(kind, name)] = destination;
             }
 
@@ -102,23 +105,23 @@ internal sealed class PublishCoalescer : IMessageTransport
         return await pending.Result.Task.ConfigureAwait(false);
     }
 
-    /// <summary>A publish cancelled while its call has not begun: taken out, and its send cancelled.</summary>
+    /// <summary>A publish cancelled while its call has not begun: withdrawn (its send cancelled), and out of the gathering if it is there.</summary>
     private void Withdraw(Destination destination, Pending pending, CancellationToken token)
     {
-        lock (_gate)
+        if (!pending.TryWithdraw(token))
         {
-            if (destination.Open is not { } open || !open.Remove(pending))
-            {
-                return; // its call has begun: the service's answer decides
-            }
+            return; // its call has begun: the service's answer decides
         }
 
-        pending.Result.TrySetCanceled(token);
+        lock (_gate)
+        {
+            destination.Open?.Remove(pending); // a queued call skips it when it begins
+        }
     }
 
     private async Task CloseAfterWindowAsync(Destination destination, List<Pending> gathering)
     {
-        await Task.Delay(_window).ConfigureAwait(false);
+        await Task.Delay(_window, _timeProvider).ConfigureAwait(false);
         lock (_gate)
         {
             if (!ReferenceEquals(destination.Open, gathering))
@@ -141,29 +144,28 @@ internal sealed class PublishCoalescer : IMessageTransport
     private async Task SendAfterAsync(Task previous, Destination destination, List<Pending> entries)
     {
         await previous.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ForceYielding);
-        Pending[] sending;
+        List<Pending> sending;
         lock (_gate)
         {
-            sending = entries.ToArray(); // under the gate: a gathering may still be filling when it is queued
+            // Under the gate: a gathering may still be filling when it is queued. Those withdrawn meanwhile are left out.
+            sending = new List<Pending>(entries.Count);
+            foreach (Pending pending in entries)
+            {
+                if (pending.TryStart())
+                {
+                    sending.Add(pending);
+                }
+            }
+
             if (ReferenceEquals(destination.Open, entries))
             {
                 destination.Open = null;
             }
         }
 
-        if (sending.Length > 0)
+        if (sending.Count > 0)
         {
-            try
-            {
-                await BatchSends.SendAsync(_transport, sending, destination.Kind, CancellationToken.None).ConfigureAwait(false);
-            }
-            catch (Exception e) when (!ContentSafety.IsFatal(e))
-            {
-                foreach (Pending pending in sending)
-                {
-                    pending.Result.TrySetException(e);
-                }
-            }
+            await BatchSends.SendAsync(_transport, sending, CancellationToken.None).ConfigureAwait(false);
         }
 
         lock (_gate)
@@ -178,10 +180,8 @@ internal sealed class PublishCoalescer : IMessageTransport
     }
 
     /// <summary>A destination's state: the sends gathering, and how many calls are queued or under way.</summary>
-    private sealed class Destination(int kind)
+    private sealed class Destination
     {
-        public int Kind { get; } = kind;
-
         public List<Pending>? Open { get; set; }
 
         public int Calls { get; set; }

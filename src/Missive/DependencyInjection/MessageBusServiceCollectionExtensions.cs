@@ -123,7 +123,8 @@ public static class MessageBusServiceCollectionExtensions
                 sp.GetRequiredService<BusTelemetry>(),
                 sp,
                 builder.HasMessageType,
-                sp.GetRequiredService<IOptions<SerializationOptions>>().Value.LogMessageContent);
+                sp.GetRequiredService<IOptions<SerializationOptions>>().Value.LogMessageContent,
+                sp.GetService<TimeProvider>() ?? TimeProvider.System);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {

@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Threading;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Missive.Bus;
@@ -30,6 +31,9 @@ internal sealed class MessageBusValidator
     private readonly object _gate = new();
     private IReadOnlyList<string>? _problems;
 
+    /// <summary>Whether this flow of execution is checking a configuration: it follows a DI resolution the container moves to another thread.</summary>
+    private static readonly AsyncLocal<bool> s_checking = new();
+
     public MessageBusValidator(IServiceProvider services, BusConfiguration bus, IReadOnlyList<Action<MessageTypeMap>> registrations, Func<Type, bool> isRegistered, EnvelopeFormat publishFormat, bool protobufWritable)
     {
         _services = services;
@@ -44,10 +48,30 @@ internal sealed class MessageBusValidator
     /// <exception cref="MessageBusConfigurationException">What is wrong, all of it.</exception>
     public void EnsureValid()
     {
+        if (s_checking.Value)
+        {
+            // A configuration check (or what it resolves) asked for the bus while the bus is being checked: waiting for
+            // the check to end would never return, and checking again would recurse.
+            throw new MessageBusConfigurationException("A configuration check resolved the bus (IMessagePublisher, the pump or the Lambda processor) while the bus's configuration was being checked: a check must not use the bus it checks. Resolve what the check needs from MessageBusDescription.Services, other than the bus's own services.");
+        }
+
         IReadOnlyList<string> problems;
         lock (_gate)
         {
-            problems = _problems ??= FindProblems();
+            if (_problems is null)
+            {
+                s_checking.Value = true;
+                try
+                {
+                    _problems = FindProblems();
+                }
+                finally
+                {
+                    s_checking.Value = false;
+                }
+            }
+
+            problems = _problems;
         }
 
         if (problems.Count > 0)

@@ -50,9 +50,9 @@ public sealed class InMemoryBroker : IMessageTransport
         ArgumentException.ThrowIfNullOrEmpty(name);
         return _queues.GetOrAdd(name, n =>
         {
-            var options = new InMemoryQueueOptions { Fifo = n.EndsWith(".fifo", StringComparison.Ordinal) };
+            var options = new InMemoryQueueOptions { Fifo = FifoRule.IsFifo(n) };
             configure?.Invoke(options);
-            if (options.Fifo != n.EndsWith(".fifo", StringComparison.Ordinal))
+            if (options.Fifo != FifoRule.IsFifo(n))
             {
                 throw new MessageTransportException("A FIFO queue's name must end in '.fifo', and only a FIFO queue's name may.");
             }
@@ -135,7 +135,7 @@ public sealed class InMemoryBroker : IMessageTransport
             throw new MessageTransportException("A topic's maximum message size is 1,024 to 1,048,576 bytes.");
         }
 
-        Topic topic = _topics.GetOrAdd(name, n => new Topic($"arn:aws:sns:{Region}:{AccountId}:{n}", n.EndsWith(".fifo", StringComparison.Ordinal), maxMessageSize, contentBasedDeduplication));
+        Topic topic = _topics.GetOrAdd(name, n => new Topic($"arn:aws:sns:{Region}:{AccountId}:{n}", FifoRule.IsFifo(n), maxMessageSize, contentBasedDeduplication));
         return topic.Arn;
     }
 

@@ -65,7 +65,7 @@ internal sealed class LambdaSqsRecord
         string? arn = OptionalString(record, "eventSourceARN");
         string queue = arn is { Length: > 0 } ? arn[(arn.LastIndexOf(':') + 1)..] : "lambda";
         string? group = Member(record, "attributes", JsonValueKind.Object) is { } attributes ? OptionalString(attributes, SqsSystemAttributes.MessageGroupId) : null;
-        bool fifo = queue.EndsWith(".fifo", StringComparison.Ordinal) || group is not null;
+        bool fifo = FifoRule.IsFifo(queue);
         try
         {
             Dictionary<string, string> system = ReadSystemAttributes(record);

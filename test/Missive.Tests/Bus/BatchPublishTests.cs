@@ -202,7 +202,7 @@ public sealed class BatchPublishTests
     }
 
     [Fact]
-    public async Task OnAFifoQueue_TheBatchKeepsItsOrder_AndAFailedEntryIsNotSentAgain()
+    public async Task OnAFifoQueue_AFailedEntryIsNotSentAgain_AndTheLaterCallsOfItsGroupAreNotSent()
     {
         var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-3\"", StringComparison.Ordinal) ? "InternalError" : null);
         using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders.fifo").AddFifoIds<Order>(_ => "one-group"));
@@ -212,7 +212,16 @@ public sealed class BatchPublishTests
         Assert.False(results[3].Succeeded);
         Assert.True(Assert.IsType<MessageTransportException>(results[3].Error).IsTransient);
         Assert.Equal(1, transport.Attempts["ORD-3"]);
-        Assert.Equal(Enumerable.Range(0, 15).Where(i => i != 3).Select(i => "ORD-" + i), transport.Sent);
+
+        // The first call (0-9) went whole, the service failing ORD-3 alone; the second call (10-14) would put the rest of
+        // the group after a message that failed, so it is not sent, and each of its entries says why.
+        Assert.Equal(Enumerable.Range(0, 10).Where(i => i != 3).Select(i => "ORD-" + i), transport.Sent);
+        for (int i = 10; i < 15; i++)
+        {
+            var notSent = Assert.IsType<MessageTransportException>(results[i].Error);
+            Assert.Contains("FIFO group 'one-group'", notSent.Message, StringComparison.Ordinal);
+            Assert.Same(results[3].Error, notSent.InnerException);
+        }
     }
 
     [Fact]

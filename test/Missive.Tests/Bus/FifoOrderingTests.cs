@@ -282,6 +282,14 @@ public sealed class FifoOrderingTests
                     Released.Add(handle);
                 }
             }
+            else
+            {
+                Assert.Equal(TimeSpan.FromSeconds(5), visibilityTimeout); // the retry delay of a failed message
+                foreach (string handle in receiptHandles)
+                {
+                    RetriedLater.Enqueue(handle);
+                }
+            }
 
             return Task.FromResult<IReadOnlyList<BatchEntryResult>>(receiptHandles.Select((_, i) => BatchEntryResult.Success(i, null)).ToArray());
         }

@@ -56,7 +56,7 @@ public sealed class BatchEntryRetryTests
     }
 
     [Fact]
-    public async Task SendBatch_ACallSendingEntriesAgainThatFailsWhole_LeavesThemTheirFailure_AndTheOthersSent()
+    public async Task SendBatch_ACallSendingEntriesAgainThatFailsWhole_GivesThemItsFailure_AndTheOthersStaySent()
     {
         var handler = new RecordingHandler()
             .Then(HttpStatusCode.OK, "{\"Successful\":[{\"Id\":\"0\",\"MessageId\":\"m-b0\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"},{\"Id\":\"2\",\"MessageId\":\"m-b2\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"}],"
@@ -67,7 +67,9 @@ public sealed class BatchEntryRetryTests
         IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync(Requests("orders", 3));
 
         Assert.Equal(["m-b0", null, "m-b2"], results.Select(r => r.MessageId));
-        Assert.Equal("InternalError", results[1].ErrorCode);
+        Assert.Equal("InvalidParameterValue", results[1].ErrorCode); // its last outcome: the call sending it again was refused
+        Assert.True(results[1].SenderFault);
+        Assert.Contains("was not sent", results[1].ErrorMessage, StringComparison.Ordinal);
         Assert.Equal(2, handler.Requests.Count);
     }
 
@@ -105,7 +107,7 @@ public sealed class BatchEntryRetryTests
 
     [Theory]
     [InlineData("orders.fifo", false)] // a FIFO queue by its name
-    [InlineData("orders", true)] // a configured name: the messages' group id says FIFO
+    [InlineData("orders", true)] // a configured name: its configured URL says FIFO
     public async Task SendBatch_OnAFifoQueue_AFailedEntryIsNotSentAgain(string queue, bool configuredName)
     {
         var sqs = new ScriptedSqs((body, attempt) => body == "b1" && attempt == 1 ? ("InternalError", false) : null);

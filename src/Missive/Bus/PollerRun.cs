@@ -1,0 +1,422 @@
+using System;
+using System.Collections.Generic;
+using System.Diagnostics;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
+using Missive.Diagnostics;
+using Missive.Transport;
+
+namespace Missive.Bus;
+
+/// <summary>
+/// One run of a <see cref="QueuePoller"/>, from its start to its stop: the receive loop, the admission of received
+/// messages to handler slots (FIFO groups one message at a time), the heartbeat and the deletes. Created and disposed
+/// per run, so no state outlives it.
+/// </summary>
+internal sealed class PollerRun : IDisposable
+{
+    private readonly IMessageTransport _transport;
+    private readonly MessageDispatcher _dispatcher;
+    private readonly string _queue;
+    private readonly PollerOptions _options;
+    private readonly TimeProvider _timeProvider;
+    private readonly ILogger _logger;
+    private readonly BusTelemetry _telemetry;
+    private readonly bool _fifo;
+
+    /// <summary>How long past its wait time a receive may run once stopping began before it is cancelled after all.</summary>
+    private static readonly TimeSpan ReceiveOverrun = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long past its wait time a receive may run at all: one that has not answered by then failed.</summary>
+    private static readonly TimeSpan ReceiveDeadline = TimeSpan.FromSeconds(60);
+
+    private readonly object _gate = new();
+    private readonly Queue<SqsMessage> _ready = new();
+    private readonly Dictionary<string, Queue<SqsMessage>> _groups = new(StringComparer.Ordinal);
+    private int _running;
+    private int _waiting;
+    private int _releasing;
+    private bool _stopping;
+    private TaskCompletionSource? _room;
+    private TaskCompletionSource? _idle;
+
+    private readonly VisibilityHeartbeat _heartbeat;
+    private readonly DeleteBatcher _deletes;
+    private readonly CancellationToken _stoppingToken;
+
+    public PollerRun(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, CancellationToken stopping)
+    {
+        _telemetry = telemetry;
+        _transport = transport;
+        _dispatcher = dispatcher;
+        _queue = queue;
+        _options = options;
+        _timeProvider = timeProvider;
+        _logger = logger;
+        _fifo = FifoRule.IsFifo(queue);
+        _stoppingToken = stopping;
+        _heartbeat = new VisibilityHeartbeat(transport, queue, options.VisibilityTimeout, timeProvider, logger);
+        _deletes = new DeleteBatcher(transport, queue, timeProvider, Max(options.VisibilityTimeout, TimeSpan.FromSeconds(5)), logger);
+    }
+
+    /// <summary>Gets how many received messages the run holds (being handled or waiting their turn).</summary>
+    public int InFlight => _heartbeat.Count;
+
+    public void Dispose()
+    {
+        _heartbeat.Dispose();
+        _deletes.Dispose();
+    }
+
+    /// <summary>Receives and handles until <c>stopping</c> is cancelled; then releases what waits, lets what runs finish and deletes what was handled.</summary>
+    public async Task RunAsync()
+    {
+        CancellationToken stopping = _stoppingToken;
+        int failures = 0;
+
+        // A receive the transport cannot cancel without losing what it is given (an SQS long poll) is let finish when
+        // stopping begins, and what it got is released; it is cancelled only if it outlasts its wait time by far.
+        using var receiveEnds = _transport.IsReceiveCancellationSafe ? null : new CancellationTokenSource();
+        using CancellationTokenRegistration stopped = receiveEnds is null ? default : stopping.Register(static state =>
+        {
+            var (source, wait) = ((CancellationTokenSource, TimeSpan))state!;
+            source.CancelAfter(wait);
+        }, (receiveEnds, _options.WaitTime + ReceiveOverrun));
+        CancellationToken receiving = receiveEnds?.Token ?? stopping;
+        try
+        {
+            while (!stopping.IsCancellationRequested)
+            {
+                if (WaitForRoom() is { } room)
+                {
+                    await room.WaitAsync(stopping).ConfigureAwait(false);
+                }
+
+                IReadOnlyList<SqsMessage> messages;
+                long started = Stopwatch.GetTimestamp();
+                try
+                {
+                    using var deadline = CancellationTokenSource.CreateLinkedTokenSource(receiving);
+                    deadline.CancelAfter(_options.WaitTime + ReceiveDeadline);
+                    messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, deadline.Token).ConfigureAwait(false);
+                    _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), null);
+                }
+                catch (Exception e) when (!stopping.IsCancellationRequested && !ContentSafety.IsFatal(e))
+                {
+                    // Outside shutdown every exception is a failed receive, the transport's own cancellations
+                    // (an HTTP timeout) and the deadline above among them: back off, log, go on.
+                    _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), e);
+                    TimeSpan delay = ReceiveBackoff(_options, ++failures);
+                    BusLog.ReceiveFailed(_logger, _queue, delay, e);
+                    await Task.Delay(delay, _timeProvider, stopping).ConfigureAwait(false);
+                    continue;
+                }
+
+                failures = 0;
+                if (messages.Count == 0)
+                {
+                    continue;
+                }
+
+                if (stopping.IsCancellationRequested)
+                {
+                    await ReleaseAsync(messages).ConfigureAwait(false);
+                    BusLog.ReleasedUnstarted(_logger, messages.Count, _queue);
+                    break;
+                }
+
+                Accept(messages);
+                Pump();
+            }
+        }
+        catch (Exception e) when (stopping.IsCancellationRequested && !ContentSafety.IsFatal(e))
+        {
+            // Shutdown: stop receiving (a receive under way may end with its own exception then).
+        }
+        finally
+        {
+            // Whatever ended the loop: what waits is released at once; what runs finishes (its token is cancelled);
+            // what was handled is deleted.
+            (List<SqsMessage> unstarted, Task idle) = Stop();
+            if (unstarted.Count > 0)
+            {
+                await ReleaseAsync(unstarted).ConfigureAwait(false);
+                BusLog.ReleasedUnstarted(_logger, unstarted.Count, _queue);
+            }
+
+            await idle.ConfigureAwait(false);
+            await _deletes.CompleteAsync().ConfigureAwait(false);
+        }
+    }
+
+    /// <summary>Makes the messages still held visible again: called when the host stopped waiting for their handlers.</summary>
+    public async Task ReleaseAbandonedAsync()
+    {
+        List<SqsMessage> abandoned = _heartbeat.DropAll();
+        if (abandoned.Count == 0)
+        {
+            return;
+        }
+
+        await ReleaseAsync(abandoned).ConfigureAwait(false);
+        BusLog.AbandonedOnStop(_logger, abandoned.Count, _queue);
+    }
+
+    /// <summary>The wait after the <paramref name="failures"/>-th failed receive in a row: doubling from the configured delay, capped, with jitter.</summary>
+    internal static TimeSpan ReceiveBackoff(PollerOptions options, int failures)
+    {
+        double doubled = options.ReceiveErrorDelay.TotalMilliseconds * Math.Pow(2, Math.Min(failures - 1, 20));
+        double capped = Math.Min(doubled, options.MaxReceiveErrorDelay.TotalMilliseconds);
+        return TimeSpan.FromMilliseconds(capped * (0.5 + (Random.Shared.NextDouble() / 2)));
+    }
+
+    /// <summary>
+    /// Whether a receive may be made now: no received message can start (none is ready) and either a handler slot is
+    /// free (only FIFO messages behind their group wait) or nothing waits at all (one receive ahead). Under the lock.
+    /// </summary>
+    private bool CanReceive() => _ready.Count == 0 && (_running < _options.MaxConcurrency || _waiting == 0);
+
+    /// <summary>Returns <c>null</c> when a receive may be made now, else a task that completes when one may.</summary>
+    private Task? WaitForRoom()
+    {
+        lock (_gate)
+        {
+            if (CanReceive())
+            {
+                return null;
+            }
+
+            _room = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _room.Task;
+        }
+    }
+
+    /// <summary>Holds received messages (the heartbeat keeps them invisible) and queues them: FIFO ones behind their group's.</summary>
+    private void Accept(IReadOnlyList<SqsMessage> messages)
+    {
+        for (int i = 0; i < messages.Count; i++)
+        {
+            _heartbeat.Hold(messages[i]);
+        }
+
+        lock (_gate)
+        {
+            for (int i = 0; i < messages.Count; i++)
+            {
+                SqsMessage message = messages[i];
+                if (GroupOf(message) is { } group)
+                {
+                    if (_groups.TryGetValue(group, out Queue<SqsMessage>? behind))
+                    {
+                        behind.Enqueue(message); // its group has a message ready or running: it waits its turn
+                        continue;
+                    }
+
+                    _groups[group] = new Queue<SqsMessage>();
+                }
+
+                _ready.Enqueue(message);
+            }
+
+            _waiting += messages.Count;
+        }
+    }
+
+    /// <summary>Starts ready messages while handler slots are free; those that complete synchronously are completed here.</summary>
+    private void Pump()
+    {
+        while (true)
+        {
+            SqsMessage? message;
+            TaskCompletionSource? room;
+            lock (_gate)
+            {
+                if (_stopping || _running >= _options.MaxConcurrency || !_ready.TryDequeue(out message))
+                {
+                    return;
+                }
+
+                _running++;
+                _waiting--;
+                room = TakeRoomSignal();
+            }
+
+            room?.TrySetResult();
+            ValueTask<bool> processing = ProcessAsync(message);
+            if (processing.IsCompleted)
+            {
+                Completed(message, processing.GetAwaiter().GetResult());
+            }
+            else
+            {
+                _ = CompleteLaterAsync(message, processing);
+            }
+        }
+    }
+
+    private async Task CompleteLaterAsync(SqsMessage message, ValueTask<bool> processing)
+    {
+        bool handled = false;
+        try
+        {
+            handled = await processing.ConfigureAwait(false);
+        }
+        finally
+        {
+            // Whatever happened, the slot is freed (ProcessAsync catches everything but fatal exceptions).
+            Completed(message, handled);
+            Pump();
+        }
+    }
+
+    /// <summary>
+    /// Handles one message to its end: dispatched, then deleted (through the batcher), released, retried later or
+    /// dead-lettered as its outcome says. Returns whether it was handled (deleted or dead-lettered), which lets the
+    /// next message of its FIFO group go.
+    /// </summary>
+    private async ValueTask<bool> ProcessAsync(SqsMessage message)
+    {
+        try
+        {
+            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, _queue, _stoppingToken).ConfigureAwait(false);
+            switch (outcome)
+            {
+                case DispatchOutcome.Done:
+                    _deletes.Delete(message);
+                    return true;
+                case DispatchOutcome.Release:
+                    await ReleaseAsync([message]).ConfigureAwait(false);
+                    return false;
+                case DispatchOutcome.DeadLetter when await _dispatcher.TryDeadLetterAsync(_transport, _options.DeadLetterQueue, message, _queue, eventType).ConfigureAwait(false):
+                    _deletes.Delete(message);
+                    return true;
+                default:
+                    if (_options.RetryDelay is { } delay)
+                    {
+                        await _heartbeat.SetVisibilityAsync([message], delay).ConfigureAwait(false);
+                    }
+
+                    return false;
+            }
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            // The transport failed to release or retry the message: it is still in the queue and comes back
+            // after its visibility timeout. Polling goes on; without this the failure would go unobserved.
+            BusLog.ProcessingFailed(_logger, message.MessageId, _queue, ContentSafety.ForLog(e, _dispatcher.LogMessageContent));
+            return false;
+        }
+    }
+
+    /// <summary>Ends a message's turn: frees its slot, lets its group's next message go (or releases the rest of the group).</summary>
+    private void Completed(SqsMessage message, bool handled)
+    {
+        _heartbeat.Drop(message);
+        List<SqsMessage>? released = null;
+        TaskCompletionSource? room, idle = null;
+        lock (_gate)
+        {
+            _running--;
+            if (GroupOf(message) is { } group && _groups.TryGetValue(group, out Queue<SqsMessage>? behind))
+            {
+                if (handled && behind.TryDequeue(out SqsMessage? next))
+                {
+                    _ready.Enqueue(next);
+                }
+                else
+                {
+                    _groups.Remove(group);
+                    if (behind.Count > 0)
+                    {
+                        released = [.. behind];
+                        _waiting -= released.Count;
+                        _releasing++;
+                    }
+                }
+            }
+
+            room = TakeRoomSignal();
+            if (_stopping && _running == 0 && _releasing == 0)
+            {
+                idle = _idle;
+            }
+        }
+
+        room?.TrySetResult();
+        idle?.TrySetResult();
+        if (released is not null)
+        {
+            BusLog.GroupReleased(_logger, message.MessageId, _queue, released.Count);
+            _ = ReleaseGroupAsync(released);
+        }
+    }
+
+    private async Task ReleaseGroupAsync(List<SqsMessage> messages)
+    {
+        try
+        {
+            await ReleaseAsync(messages).ConfigureAwait(false);
+        }
+        finally
+        {
+            TaskCompletionSource? idle = null;
+            lock (_gate)
+            {
+                if (--_releasing == 0 && _stopping && _running == 0)
+                {
+                    idle = _idle;
+                }
+            }
+
+            idle?.TrySetResult();
+        }
+    }
+
+    /// <summary>The receive loop's signal, taken when a receive may be made now. Under the lock.</summary>
+    private TaskCompletionSource? TakeRoomSignal()
+    {
+        TaskCompletionSource? room = _room;
+        if (room is null || !CanReceive())
+        {
+            return null;
+        }
+
+        _room = null;
+        return room;
+    }
+
+    /// <summary>Stops starting messages: returns those received and not started (to be released), and a task that completes when no handler runs.</summary>
+    private (List<SqsMessage> Unstarted, Task Idle) Stop()
+    {
+        lock (_gate)
+        {
+            _stopping = true;
+            var unstarted = new List<SqsMessage>(_waiting);
+            unstarted.AddRange(_ready);
+            foreach (Queue<SqsMessage> behind in _groups.Values)
+            {
+                unstarted.AddRange(behind);
+            }
+
+            _ready.Clear();
+            _groups.Clear();
+            _waiting = 0;
+            _idle = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            if (_running == 0 && _releasing == 0)
+            {
+                _idle.TrySetResult();
+            }
+
+            return (unstarted, _idle.Task);
+        }
+    }
+
+    private string? GroupOf(SqsMessage message)
+        => _fifo && message.SystemAttributes.TryGetValue(SqsSystemAttributes.MessageGroupId, out string? group) ? group : null;
+
+    /// <summary>Makes messages visible again at once (and stops keeping them invisible); a failure is logged, and they come back after their visibility timeout.</summary>
+    private Task ReleaseAsync(IReadOnlyList<SqsMessage> messages) => _heartbeat.SetVisibilityAsync(messages, TimeSpan.Zero);
+
+    private static TimeSpan Max(TimeSpan a, TimeSpan b) => a > b ? a : b;
+}
