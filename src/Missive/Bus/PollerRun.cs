@@ -77,7 +77,7 @@ internal sealed class PollerRun : IDisposable
 
         // A receive the transport cannot cancel without losing what it is given (an SQS long poll) is let finish when
         // stopping begins, and what it got is released; it is cancelled only if it outlasts its wait time by far.
-        using var receiveEnds = _transport.IsReceiveCancellationSafe ? null : new CancellationTokenSource();
+        using var receiveEnds = _transport.IsReceiveCancellationSafe ? null : new CancellationTokenSource(Timeout.InfiniteTimeSpan, _timeProvider);
         using CancellationTokenRegistration stopped = receiveEnds is null ? default : stopping.Register(static state =>
         {
             var (source, wait) = ((CancellationTokenSource, TimeSpan))state!;
@@ -97,8 +97,8 @@ internal sealed class PollerRun : IDisposable
                 long started = Stopwatch.GetTimestamp();
                 try
                 {
-                    using var deadline = CancellationTokenSource.CreateLinkedTokenSource(receiving);
-                    deadline.CancelAfter(_options.WaitTime + ReceiveDeadline);
+                    using var deadline = new CancellationTokenSource(_options.WaitTime + ReceiveDeadline, _timeProvider);
+                    using CancellationTokenRegistration link = receiving.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), deadline);
                     messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, deadline.Token).ConfigureAwait(false);
                     _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), null);
                 }

@@ -1,0 +1,175 @@
+using System;
+using System.Linq;
+using System.Threading.Tasks;
+using Microsoft.Extensions.Logging.Abstractions;
+using Microsoft.Extensions.Time.Testing;
+using Missive.Bus;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.Bus;
+
+/// <summary>
+/// <see cref="VisibilityHeartbeat"/> on a fake clock: extensions when due and only then, each with a deadline shorter than
+/// the visibility it protects, and releases and retry delays that an extension under way cannot undo.
+/// </summary>
+public sealed class VisibilityHeartbeatTests
+{
+    private static SqsMessage Message(string id) => new() { Body = "{}", MessageId = id, ReceiptHandle = "receipt-" + id };
+
+    [Fact]
+    public async Task AMessageHandledWithinHalfItsVisibility_CostsNoCall()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        SqsMessage message = Message("m1");
+
+        heartbeat.Hold(message);
+        clock.Advance(TimeSpan.FromSeconds(3.9));
+        heartbeat.Drop(message);
+        clock.Advance(TimeSpan.FromMinutes(5));
+
+        await Task.Yield();
+        Assert.Empty(transport.Calls);
+    }
+
+    [Fact]
+    public async Task AHeldMessage_IsExtendedByOneTimeout_WhenHalfItsVisibilityIsLeft_WithADeadlineOfAnEighth()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock) { AnswerAtOnce = true };
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        DateTimeOffset received = clock.GetUtcNow();
+        heartbeat.Hold(Message("m1"));
+
+        clock.Advance(TimeSpan.FromSeconds(2)); // a tick: 6 s left, not due
+        Assert.Empty(transport.Calls);
+        clock.Advance(TimeSpan.FromSeconds(2)); // a tick: 4 s left, due
+        ScriptedVisibilityTransport.Call extension = await transport.WaitForCallsAsync(1);
+
+        Assert.Equal(TimeSpan.FromSeconds(8), extension.Visibility);
+        Assert.Equal(received + TimeSpan.FromSeconds(4), extension.At);
+        Assert.Equal(["receipt-m1"], extension.Handles);
+        Assert.Equal(TimeSpan.FromSeconds(1), heartbeat.ExtensionDeadline);
+        Assert.True(extension.Token.CanBeCanceled);
+    }
+
+    [Fact]
+    public async Task AReleaseMadeWhileAnExtensionIsUnderWay_IsMadeAgainWhenTheExtensionAnswers()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        SqsMessage message = Message("m1");
+        heartbeat.Hold(message);
+        clock.Advance(TimeSpan.FromSeconds(4));
+        ScriptedVisibilityTransport.Call extension = await transport.WaitForCallsAsync(1);
+
+        // The handler failed: a retry delay of 2 s, while the extension (to 8 s) has not answered.
+        Task retry = heartbeat.SetVisibilityAsync([message], TimeSpan.FromSeconds(2));
+        ScriptedVisibilityTransport.Call delay = await transport.WaitForCallsAsync(2);
+        delay.Succeed();
+        await retry;
+        Assert.Equal(TimeSpan.FromSeconds(2), delay.Visibility);
+
+        // The service may apply the extension after the delay: once it answered, the delay is made again.
+        clock.Advance(TimeSpan.FromMilliseconds(500));
+        extension.Succeed();
+        ScriptedVisibilityTransport.Call again = await transport.WaitForCallsAsync(3);
+
+        Assert.Equal("ChangeVisibility", again.Operation);
+        Assert.Equal(["receipt-m1"], again.Handles);
+        Assert.Equal(TimeSpan.FromSeconds(2), again.Visibility); // 1.5 s left of the delay, in whole seconds as SQS takes it
+        again.Succeed();
+
+        // And it is not held any more: no further extension.
+        clock.Advance(TimeSpan.FromMinutes(1));
+        await Task.Yield();
+        Assert.Equal(3, transport.Calls.Count);
+    }
+
+    [Fact]
+    public async Task AReleaseWithNoExtensionUnderWay_IsMadeOnce()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock) { AnswerAtOnce = true };
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        SqsMessage message = Message("m1");
+        heartbeat.Hold(message);
+
+        await heartbeat.SetVisibilityAsync([message], TimeSpan.Zero);
+        clock.Advance(TimeSpan.FromMinutes(1));
+
+        Assert.Single(transport.Calls);
+        Assert.Equal(TimeSpan.Zero, transport.Calls[0].Visibility);
+        Assert.Equal(0, heartbeat.Count);
+    }
+
+    [Fact]
+    public async Task AStalledExtension_IsAbandonedAtItsDeadline_AndTriedAgainAtOnce_BeforeTheVisibilityEnds()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(6), clock, NullLogger.Instance);
+        DateTimeOffset received = clock.GetUtcNow();
+        heartbeat.Hold(Message("m1"));
+
+        clock.Advance(TimeSpan.FromSeconds(3)); // ticks at 1.5 s and 3 s: due at 3 s
+        ScriptedVisibilityTransport.Call stalled = await transport.WaitForCallsAsync(1);
+        Assert.Equal(received + TimeSpan.FromSeconds(3), stalled.At);
+
+        clock.Advance(heartbeat.ExtensionDeadline); // the call never answers
+        ScriptedVisibilityTransport.Call retried = await transport.WaitForCallsAsync(2);
+
+        Assert.True(stalled.Token.IsCancellationRequested);
+        Assert.Equal(received + TimeSpan.FromSeconds(3.75), retried.At);
+        Assert.True(retried.At < received + TimeSpan.FromSeconds(6)); // while the message is still invisible
+        Assert.Equal(["receipt-m1"], retried.Handles);
+        retried.Succeed();
+    }
+
+    [Fact]
+    public async Task AMessageWhoseReceiptIsRefused_IsNotExtendedAgain()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        heartbeat.Hold(Message("m1"));
+        clock.Advance(TimeSpan.FromSeconds(4));
+        ScriptedVisibilityTransport.Call extension = await transport.WaitForCallsAsync(1);
+        extension.Answer.SetResult([new BatchEntryResult(0, null, "ReceiptHandleIsInvalid", "stale", SenderFault: true)]);
+
+        await WaitUntilAsync(() => heartbeat.Count == 1 && transport.Calls.Count == 1);
+        clock.Advance(TimeSpan.FromMinutes(2));
+        await Task.Yield();
+
+        Assert.Single(transport.Calls);
+    }
+
+    [Fact]
+    public async Task TheHeartbeatExtendsOnlyWhatIsDue_AndEveryHeldMessageInOneCall()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock) { AnswerAtOnce = true };
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        heartbeat.Hold(Message("old1"));
+        heartbeat.Hold(Message("old2"));
+        clock.Advance(TimeSpan.FromSeconds(2));
+        heartbeat.Hold(Message("new")); // received 2 s later: 6 s left at the next tick
+
+        clock.Advance(TimeSpan.FromSeconds(2));
+        ScriptedVisibilityTransport.Call first = await transport.WaitForCallsAsync(1);
+
+        Assert.Equal(["receipt-old1", "receipt-old2"], first.Handles.Order());
+    }
+
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        for (int i = 0; !condition(); i++)
+        {
+            Assert.True(i < 3000, "condition not met");
+            await Task.Delay(1);
+        }
+    }
+}
