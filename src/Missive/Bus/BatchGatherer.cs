@@ -284,8 +284,15 @@ internal sealed class BatchGatherer : IDisposable
         /// <summary>Waits for the send's outcome; a cancellation before a call takes it withdraws it.</summary>
         private static async Task<string> WithdrawnOnCancelAsync(Pending pending, CancellationToken cancellationToken)
         {
-            using CancellationTokenRegistration withdraw = cancellationToken.Register(static (state, token) => ((Pending)state!).TryWithdraw(token), pending);
-            return await pending.Result.Task.ConfigureAwait(false);
+            CancellationTokenRegistration withdraw = cancellationToken.Register(static (state, token) => ((Pending)state!).TryWithdraw(token), pending);
+            try
+            {
+                return await pending.Result.Task.ConfigureAwait(false);
+            }
+            finally
+            {
+                withdraw.Unregister(); // without waiting for a callback under way: once the send has its outcome, a withdrawal does nothing
+            }
         }
 
         private static NotSupportedException Unused() => new("A batch publish only sends.");

@@ -27,6 +27,7 @@ internal sealed class Pending(int kind, object request, bool continueInline)
 
     private const int Waiting = 0, Started = 1, Withdrawn = 2;
 
+    private readonly bool _continueInline = continueInline;
     private int _state;
 
     public int Kind { get; } = kind;
@@ -49,7 +50,10 @@ internal sealed class Pending(int kind, object request, bool continueInline)
     /// <summary>Takes the send into a call; <c>false</c> when its caller withdrew it first.</summary>
     public bool TryStart() => Interlocked.CompareExchange(ref _state, Started, Waiting) == Waiting;
 
-    /// <summary>Withdraws the send while no call has taken it, and ends its publish as cancelled; <c>false</c> once a call has it.</summary>
+    /// <summary>
+    /// Withdraws the send while no call has taken it, and ends its publish as cancelled (on the thread pool when its
+    /// publish would go on inline); <c>false</c> once a call has it.
+    /// </summary>
     public bool TryWithdraw(CancellationToken cancellationToken)
     {
         if (Interlocked.CompareExchange(ref _state, Withdrawn, Waiting) != Waiting)
@@ -57,7 +61,16 @@ internal sealed class Pending(int kind, object request, bool continueInline)
             return false;
         }
 
-        Result.TrySetCanceled(cancellationToken);
+        if (_continueInline)
+        {
+            // Its publish would go on inline: not inside the caller's Cancel(), which may be withdrawing a whole batch.
+            _ = Task.Run(() => Result.TrySetCanceled(cancellationToken), CancellationToken.None);
+        }
+        else
+        {
+            Result.TrySetCanceled(cancellationToken);
+        }
+
         return true;
     }
 }

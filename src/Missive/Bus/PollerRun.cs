@@ -109,7 +109,7 @@ internal sealed class PollerRun : IDisposable
                     _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), e);
                     TimeSpan delay = ReceiveBackoff(_options, ++failures);
                     BusLog.ReceiveFailed(_logger, _queue, delay, e);
-                    await Task.Delay(delay, _timeProvider, stopping).ConfigureAwait(false);
+                    await ClockDelay.WaitAsync(_timeProvider, delay, stopping).ConfigureAwait(false);
                     continue;
                 }
 

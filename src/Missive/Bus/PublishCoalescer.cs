@@ -64,7 +64,7 @@ internal sealed class PublishCoalescer : IMessageTransport
         {
             if (!_destinations.TryGetValue((kind, name), out destination!))
             {
-                destination = new Destination();
+                destination = new Destination(this);
                 _destinations[(kind, name)] = destination;
             }
 
@@ -95,14 +95,21 @@ internal sealed class PublishCoalescer : IMessageTransport
 
         if (gathering is not null)
         {
-            _ = CloseAfterWindowAsync(destination, gathering);
+            CloseAfterWindow(destination, gathering);
         }
 
         // Registered only for a token that can be cancelled (the closure is then the cost of cancelling).
-        using CancellationTokenRegistration registration = cancellationToken.CanBeCanceled
+        CancellationTokenRegistration registration = cancellationToken.CanBeCanceled
             ? cancellationToken.Register(() => Withdraw(destination, pending, cancellationToken))
             : default;
-        return await pending.Result.Task.ConfigureAwait(false);
+        try
+        {
+            return await pending.Result.Task.ConfigureAwait(false);
+        }
+        finally
+        {
+            registration.Unregister(); // without waiting for a withdrawal under way: the send has its outcome
+        }
     }
 
     /// <summary>A publish cancelled while its call has not begun: withdrawn (its send cancelled), and out of the gathering if it is there.</summary>
@@ -119,18 +126,27 @@ internal sealed class PublishCoalescer : IMessageTransport
         }
     }
 
-    private async Task CloseAfterWindowAsync(Destination destination, List<Pending> gathering)
+    /// <summary>Starts the window of a destination's new gathering: when it has passed, the gathering goes unless it went before.</summary>
+    private void CloseAfterWindow(Destination destination, List<Pending> gathering)
     {
-        await Task.Delay(_window, _timeProvider).ConfigureAwait(false);
         lock (_gate)
         {
-            if (!ReferenceEquals(destination.Open, gathering))
-            {
-                return; // it went already: full, or when the call before it ended
-            }
+            destination.Windowed = gathering;
+            destination.Window ??= _timeProvider.CreateTimer(static state => ((Destination)state!).Coalescer.OnWindow((Destination)state!), destination, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        }
 
-            destination.Open = null;
-            Queue(destination, gathering);
+        destination.Window.Change(_window, Timeout.InfiniteTimeSpan);
+    }
+
+    private void OnWindow(Destination destination)
+    {
+        lock (_gate)
+        {
+            if (destination.Open is { } open && ReferenceEquals(open, destination.Windowed))
+            {
+                destination.Open = null; // its window passed before it went (full, or when the call before it ended)
+                Queue(destination, open);
+            }
         }
     }
 
@@ -143,7 +159,8 @@ internal sealed class PublishCoalescer : IMessageTransport
 
     private async Task SendAfterAsync(Task previous, Destination destination, List<Pending> entries)
     {
-        await previous.ConfigureAwait(ConfigureAwaitOptions.SuppressThrowing | ConfigureAwaitOptions.ForceYielding);
+        await previous.ConfigureAwait(false); // never faults: every call completes its entries itself
+        await Task.Yield(); // this call does not run on in the previous one's continuation
         List<Pending> sending;
         lock (_gate)
         {
@@ -180,8 +197,16 @@ internal sealed class PublishCoalescer : IMessageTransport
     }
 
     /// <summary>A destination's state: the sends gathering, and how many calls are queued or under way.</summary>
-    private sealed class Destination
+    private sealed class Destination(PublishCoalescer coalescer)
     {
+        public PublishCoalescer Coalescer { get; } = coalescer;
+
+        /// <summary>Gets or sets the timer of the gathering windows (one per destination, armed per gathering).</summary>
+        public ITimer? Window { get; set; }
+
+        /// <summary>Gets or sets the gathering whose window the timer counts.</summary>
+        public List<Pending>? Windowed { get; set; }
+
         public List<Pending>? Open { get; set; }
 
         public int Calls { get; set; }

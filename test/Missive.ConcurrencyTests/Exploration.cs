@@ -1,0 +1,72 @@
+using System;
+using System.IO;
+using System.Threading.Tasks;
+using Xunit.Abstractions;
+using Microsoft.Coyote;
+using Microsoft.Coyote.SystematicTesting;
+
+namespace Missive.ConcurrencyTests;
+
+/// <summary>
+/// Runs a test body under Coyote's systematic testing engine: each iteration explores another interleaving of the
+/// controlled tasks (and another choice of the model's faults), and an invariant broken in any of them fails the test
+/// with the schedule that broke it, written where it can be replayed.
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item><c>MISSIVE_COYOTE_ITERATIONS</c> sets the iterations of every test (a long run: a million); by default each
+/// test runs the count it gives, sized so that the whole project stays well under two minutes on two cores.</item>
+/// <item><c>MISSIVE_COYOTE_SEED</c> fixes the engine's random seed (the seed of a run is in the test's output).</item>
+/// <item><c>MISSIVE_COYOTE_REPLAY</c> names a trace file written by a failing run: the test then replays that one
+/// schedule (<c>artifacts/coyote/&lt;test&gt;.trace</c>).</item>
+/// </list>
+/// </remarks>
+internal static class Exploration
+{
+    public static void Run(string name, Func<Task> test, uint iterations, ITestOutputHelper? output = null)
+    {
+        Configuration configuration = Configuration.Create()
+            .WithTestingIterations(Iterations(iterations))
+            .WithMaxSchedulingSteps(20_000)
+            .WithPotentialDeadlocksReportedAsBugs(true)
+            .WithTelemetryEnabled(false)
+            .WithVerbosityEnabled(Environment.GetEnvironmentVariable("MISSIVE_COYOTE_VERBOSE") is "1" ? Microsoft.Coyote.Logging.VerbosityLevel.Info : Microsoft.Coyote.Logging.VerbosityLevel.None);
+        if (Environment.GetEnvironmentVariable("MISSIVE_COYOTE_SEED") is { Length: > 0 } seed)
+        {
+            configuration = configuration.WithRandomGeneratorSeed(uint.Parse(seed, System.Globalization.CultureInfo.InvariantCulture));
+        }
+
+        string? replay = Environment.GetEnvironmentVariable("MISSIVE_COYOTE_REPLAY");
+        if (replay is { Length: > 0 } && Path.GetFileNameWithoutExtension(replay) == name)
+        {
+            configuration = configuration.WithReproducibleTrace(File.ReadAllText(replay));
+        }
+
+        using TestingEngine engine = TestingEngine.Create(configuration, test);
+        engine.Run();
+        output?.WriteLine(engine.GetReport());
+        if (engine.TestReport.NumOfFoundBugs > 0)
+        {
+            string directory = Path.Combine(RepositoryRoot(), "artifacts", "coyote");
+            Directory.CreateDirectory(directory);
+            string trace = Path.Combine(directory, name + ".trace");
+            File.WriteAllText(trace, engine.ReproducibleTrace);
+            File.WriteAllText(Path.ChangeExtension(trace, ".txt"), engine.ReadableTrace);
+            Assert.Fail($"{string.Join(Environment.NewLine, engine.TestReport.BugReports)}{Environment.NewLine}{engine.GetReport()}{Environment.NewLine}Replay this schedule with MISSIVE_COYOTE_REPLAY={trace}");
+        }
+    }
+
+    private static uint Iterations(uint byDefault)
+        => Environment.GetEnvironmentVariable("MISSIVE_COYOTE_ITERATIONS") is { Length: > 0 } set ? uint.Parse(set, System.Globalization.CultureInfo.InvariantCulture) : byDefault;
+
+    private static string RepositoryRoot()
+    {
+        var directory = new DirectoryInfo(AppContext.BaseDirectory);
+        while (directory is not null && !File.Exists(Path.Combine(directory.FullName, "Missive.slnx")))
+        {
+            directory = directory.Parent;
+        }
+
+        return directory?.FullName ?? AppContext.BaseDirectory;
+    }
+}
