@@ -25,35 +25,50 @@ internal static class Exploration
 {
     public static void Run(string name, Func<Task> test, uint iterations, ITestOutputHelper? output = null)
     {
+        string? replay = Environment.GetEnvironmentVariable("MISSIVE_COYOTE_REPLAY");
+        string? trace = replay is { Length: > 0 } && Path.GetFileNameWithoutExtension(replay) == name ? File.ReadAllText(replay) : null;
+        (bool found, string report, string schedule, string readable) = Explore(test, Iterations(iterations), trace);
+        output?.WriteLine(report);
+        if (found)
+        {
+            string directory = Path.Combine(RepositoryRoot(), "artifacts", "coyote");
+            Directory.CreateDirectory(directory);
+            string file = Path.Combine(directory, name + ".trace");
+            File.WriteAllText(file, schedule);
+            File.WriteAllText(Path.ChangeExtension(file, ".txt"), readable);
+            Assert.Fail($"{report}{Environment.NewLine}Replay this schedule with MISSIVE_COYOTE_REPLAY={file}");
+        }
+    }
+
+    /// <summary>
+    /// Explores <paramref name="iterations"/> schedules of <paramref name="test"/>, or replays the one
+    /// <paramref name="trace"/> holds; returns whether an invariant broke, the engine's report with the bug, and the
+    /// schedule (reproducible and readable) that broke it.
+    /// </summary>
+    public static (bool Found, string Report, string Trace, string Readable) Explore(Func<Task> test, uint iterations, string? trace = null)
+    {
         Configuration configuration = Configuration.Create()
-            .WithTestingIterations(Iterations(iterations))
+            .WithTestingIterations(iterations)
             .WithMaxSchedulingSteps(20_000)
             .WithPotentialDeadlocksReportedAsBugs(true)
             .WithTelemetryEnabled(false)
+            .WithUncontrolledInvocationStackTraceLoggingEnabled(Environment.GetEnvironmentVariable("MISSIVE_COYOTE_VERBOSE") is "1")
             .WithVerbosityEnabled(Environment.GetEnvironmentVariable("MISSIVE_COYOTE_VERBOSE") is "1" ? Microsoft.Coyote.Logging.VerbosityLevel.Info : Microsoft.Coyote.Logging.VerbosityLevel.None);
         if (Environment.GetEnvironmentVariable("MISSIVE_COYOTE_SEED") is { Length: > 0 } seed)
         {
             configuration = configuration.WithRandomGeneratorSeed(uint.Parse(seed, System.Globalization.CultureInfo.InvariantCulture));
         }
 
-        string? replay = Environment.GetEnvironmentVariable("MISSIVE_COYOTE_REPLAY");
-        if (replay is { Length: > 0 } && Path.GetFileNameWithoutExtension(replay) == name)
+        if (trace is not null)
         {
-            configuration = configuration.WithReproducibleTrace(File.ReadAllText(replay));
+            configuration = configuration.WithReproducibleTrace(trace);
         }
 
         using TestingEngine engine = TestingEngine.Create(configuration, test);
         engine.Run();
-        output?.WriteLine(engine.GetReport());
-        if (engine.TestReport.NumOfFoundBugs > 0)
-        {
-            string directory = Path.Combine(RepositoryRoot(), "artifacts", "coyote");
-            Directory.CreateDirectory(directory);
-            string trace = Path.Combine(directory, name + ".trace");
-            File.WriteAllText(trace, engine.ReproducibleTrace);
-            File.WriteAllText(Path.ChangeExtension(trace, ".txt"), engine.ReadableTrace);
-            Assert.Fail($"{string.Join(Environment.NewLine, engine.TestReport.BugReports)}{Environment.NewLine}{engine.GetReport()}{Environment.NewLine}Replay this schedule with MISSIVE_COYOTE_REPLAY={trace}");
-        }
+        bool found = engine.TestReport.NumOfFoundBugs > 0;
+        string report = string.Join(Environment.NewLine, engine.TestReport.BugReports) + Environment.NewLine + engine.GetReport();
+        return (found, report, found ? engine.ReproducibleTrace : string.Empty, found ? engine.ReadableTrace : string.Empty);
     }
 
     private static uint Iterations(uint byDefault)

@@ -77,12 +77,15 @@ internal sealed class PollerRun : IDisposable
 
         // A receive the transport cannot cancel without losing what it is given (an SQS long poll) is let finish when
         // stopping begins, and what it got is released; it is cancelled only if it outlasts its wait time by far.
+        // Registrations are unregistered, never disposed, here: a disposal waits for a callback under way on another
+        // thread, and the callbacks below may run on the thread that stops the host.
         using var receiveEnds = _transport.IsReceiveCancellationSafe ? null : new CancellationTokenSource(Timeout.InfiniteTimeSpan, _timeProvider);
-        using CancellationTokenRegistration stopped = receiveEnds is null ? default : stopping.Register(static state =>
+        CancellationTokenRegistration stopped = stopping.Register(static state =>
         {
-            var (source, wait) = ((CancellationTokenSource, TimeSpan))state!;
-            source.CancelAfter(wait);
-        }, (receiveEnds, _options.WaitTime + ReceiveOverrun));
+            var (run, source, wait) = ((PollerRun, CancellationTokenSource?, TimeSpan))state!;
+            source?.CancelAfter(wait);
+            run.StopWaitingForRoom();
+        }, (this, receiveEnds, _options.WaitTime + ReceiveOverrun));
         CancellationToken receiving = receiveEnds?.Token ?? stopping;
         try
         {
@@ -90,7 +93,7 @@ internal sealed class PollerRun : IDisposable
             {
                 if (WaitForRoom() is { } room)
                 {
-                    await room.WaitAsync(stopping).ConfigureAwait(false);
+                    await room.ConfigureAwait(false); // cancelled when stopping begins
                 }
 
                 IReadOnlyList<SqsMessage> messages;
@@ -98,8 +101,16 @@ internal sealed class PollerRun : IDisposable
                 try
                 {
                     using var deadline = new CancellationTokenSource(_options.WaitTime + ReceiveDeadline, _timeProvider);
-                    using CancellationTokenRegistration link = receiving.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), deadline);
-                    messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, deadline.Token).ConfigureAwait(false);
+                    CancellationTokenRegistration link = receiving.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), deadline);
+                    try
+                    {
+                        messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, deadline.Token).ConfigureAwait(false);
+                    }
+                    finally
+                    {
+                        link.Unregister();
+                    }
+
                     _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), null);
                 }
                 catch (Exception e) when (!stopping.IsCancellationRequested && !ContentSafety.IsFatal(e))
@@ -136,6 +147,8 @@ internal sealed class PollerRun : IDisposable
         }
         finally
         {
+            stopped.Unregister();
+
             // Whatever ended the loop: what waits is released at once; what runs finishes (its token is cancelled);
             // what was handled is deleted.
             (List<SqsMessage> unstarted, Task idle) = Stop();
@@ -177,11 +190,16 @@ internal sealed class PollerRun : IDisposable
     /// </summary>
     private bool CanReceive() => _ready.Count == 0 && (_running < _options.MaxConcurrency || _waiting == 0);
 
-    /// <summary>Returns <c>null</c> when a receive may be made now, else a task that completes when one may.</summary>
+    /// <summary>Returns <c>null</c> when a receive may be made now, else a task that completes when one may (cancelled when stopping begins).</summary>
     private Task? WaitForRoom()
     {
         lock (_gate)
         {
+            if (_stoppingToken.IsCancellationRequested)
+            {
+                return Task.FromCanceled(_stoppingToken);
+            }
+
             if (CanReceive())
             {
                 return null;
@@ -190,6 +208,19 @@ internal sealed class PollerRun : IDisposable
             _room = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return _room.Task;
         }
+    }
+
+    /// <summary>Stopping began: the receive loop no longer waits for room.</summary>
+    private void StopWaitingForRoom()
+    {
+        TaskCompletionSource? room;
+        lock (_gate)
+        {
+            room = _room;
+            _room = null;
+        }
+
+        room?.TrySetCanceled(_stoppingToken);
     }
 
     /// <summary>Holds received messages (the heartbeat keeps them invisible) and queues them: FIFO ones behind their group's.</summary>

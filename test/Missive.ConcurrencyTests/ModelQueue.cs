@@ -1,0 +1,255 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Coyote.Random;
+using Microsoft.Coyote.Specifications;
+using Missive.Bus;
+using Missive.Transport;
+
+namespace Missive.ConcurrencyTests;
+
+/// <summary>
+/// A model of one SQS queue's receive side on the fake clock: visibility timeouts, receipts that a new receive makes
+/// stale, FIFO groups locked while a message of theirs is in flight, and faults the engine chooses per call.
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>A visibility change may answer at once, stall until its caller gives up (never twice in a row, so a
+/// heartbeat that tries again at once keeps its messages), or land half a second late (taking effect then).</item>
+/// <item>A delete may fail whole (the messages come back: at least once).</item>
+/// <item>Every delivery checks that the message's handler is not running (it may not be delivered again within the
+/// heartbeat's reach); the changes applied to each receipt are kept, to check that no release or retry delay was
+/// undone by an extension that landed after it.</item>
+/// </list>
+/// </remarks>
+internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout, bool fifo, Func<string, bool> handlerRunning) : IMessageTransport
+{
+    private readonly object _gate = new();
+    private readonly Generator _random = Generator.Create();
+    private readonly List<Stored> _messages = [];
+    private readonly List<Change> _changes = [];
+    private bool _lastStalled;
+    private int _receipts;
+
+    public bool IsReceiveCancellationSafe => true;
+
+    /// <summary>Gets how many messages are not deleted.</summary>
+    public int Remaining
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _messages.Count(m => !m.Deleted);
+            }
+        }
+    }
+
+    public void Add(string id, string body, string group)
+    {
+        lock (_gate)
+        {
+            _messages.Add(new Stored(id, body, group, _messages.Count + 1));
+        }
+    }
+
+    public async Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+    {
+        DateTimeOffset until = clock.GetUtcNow() + waitTime;
+        while (true)
+        {
+            await Task.Yield();
+            List<SqsMessage> received = Take(maxMessages);
+            if (received.Count > 0 || clock.GetUtcNow() >= until)
+            {
+                return received;
+            }
+
+            await ClockDelay.WaitAsync(clock, TimeSpan.FromMilliseconds(250), cancellationToken);
+        }
+    }
+
+    public async Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibility, CancellationToken cancellationToken = default)
+    {
+        DateTimeOffset sent = clock.GetUtcNow();
+        bool extension = visibility == visibilityTimeout;
+        lock (_gate)
+        {
+            foreach (string handle in receiptHandles)
+            {
+                _changes.Add(new Change(handle, extension, Requested: sent, Applied: null));
+            }
+        }
+
+        await Task.Yield();
+        int fault = _random.NextInteger(3);
+        if (fault == 1 && !_lastStalled)
+        {
+            _lastStalled = true;
+            await ClockDelay.WaitAsync(clock, Timeout.InfiniteTimeSpan, cancellationToken); // until its caller gives up
+        }
+
+        _lastStalled = false;
+        if (fault == 2)
+        {
+            await ClockDelay.WaitAsync(clock, TimeSpan.FromMilliseconds(500), CancellationToken.None); // lands late, and takes effect then
+        }
+
+        lock (_gate)
+        {
+            DateTimeOffset now = clock.GetUtcNow();
+            var results = new BatchEntryResult[receiptHandles.Count];
+            for (int i = 0; i < results.Length; i++)
+            {
+                Stored? message = _messages.FirstOrDefault(m => m.Receipt == receiptHandles[i] && !m.Deleted);
+                if (message is null)
+                {
+                    results[i] = new BatchEntryResult(i, null, "ReceiptHandleIsInvalid", "stale", SenderFault: true);
+                    continue;
+                }
+
+                message.VisibleAt = now + visibility;
+                _changes.Add(new Change(receiptHandles[i], extension, sent, now));
+                results[i] = BatchEntryResult.Success(i, null);
+            }
+
+            return results;
+        }
+    }
+
+    public async Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+    {
+        await Task.Yield();
+        if (_random.NextInteger(4) == 0)
+        {
+            throw new MessageTransportException("InternalError: the delete failed") { StatusCode = 500, IsTransient = true };
+        }
+
+        lock (_gate)
+        {
+            var results = new BatchEntryResult[receiptHandles.Count];
+            for (int i = 0; i < results.Length; i++)
+            {
+                Stored? message = _messages.FirstOrDefault(m => m.Receipt == receiptHandles[i] && !m.Deleted);
+                if (message is not null)
+                {
+                    message.Deleted = true;
+                }
+
+                results[i] = message is null ? new BatchEntryResult(i, null, "ReceiptHandleIsInvalid", "stale", SenderFault: true) : BatchEntryResult.Success(i, null);
+            }
+
+            return results;
+        }
+    }
+
+    /// <summary>
+    /// No release or retry delay was undone: an extension that took effect after a release of its receipt was asked for
+    /// (it was under way) is followed by the release asked for again (whatever became of that call: a failed release
+    /// leaves the message to come back when its visibility ends, as SQS documents).
+    /// </summary>
+    public void CheckNoReleaseUndone()
+    {
+        lock (_gate)
+        {
+            foreach (IGrouping<string, Change> receipt in _changes.GroupBy(c => c.Receipt))
+            {
+                bool released = false, undone = false;
+                foreach (Change change in receipt)
+                {
+                    if (!change.Extension && change.Applied is null)
+                    {
+                        released = true;
+                        undone = false; // asked for (again) after whatever landed before
+                    }
+                    else if (change.Extension && change.Applied is not null && released)
+                    {
+                        undone = true;
+                    }
+                }
+
+                Specification.Assert(!undone, $"a release or retry delay of receipt {receipt.Key} was undone by an extension that landed after it, and not asked for again; its changes: {string.Join(", ", receipt.Select(c => $"{(c.Extension ? "extend" : "release")} {(c.Applied is null ? "asked" : "applied")} {c.Requested:ss.fff}/{c.Applied:ss.fff}"))}");
+            }
+        }
+    }
+
+    public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+    public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+    public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+    public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default) => throw new NotSupportedException("the pump deletes in batches");
+
+    public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw new NotSupportedException("the pump changes visibility in batches");
+
+    private List<SqsMessage> Take(int max)
+    {
+        lock (_gate)
+        {
+            DateTimeOffset now = clock.GetUtcNow();
+            var locked = fifo ? _messages.Where(m => !m.Deleted && m.Receipt is not null && m.VisibleAt > now).Select(m => m.Group).ToHashSet() : [];
+            var received = new List<SqsMessage>();
+            foreach (Stored message in _messages)
+            {
+                if (received.Count == max)
+                {
+                    break;
+                }
+
+                if (message.Deleted || message.VisibleAt > now || locked.Contains(message.Group))
+                {
+                    if (fifo && !message.Deleted)
+                    {
+                        locked.Add(message.Group); // nothing of a group after a message that is not visible
+                    }
+
+                    continue;
+                }
+
+                Specification.Assert(!handlerRunning(message.Id), $"{message.Id} was delivered again while its handler was running");
+                message.Receipt = "receipt-" + (++_receipts).ToString(CultureInfo.InvariantCulture);
+                message.VisibleAt = now + visibilityTimeout;
+                message.Receives++;
+                var system = new Dictionary<string, string>(StringComparer.Ordinal)
+                {
+                    [SqsSystemAttributes.ApproximateReceiveCount] = message.Receives.ToString(CultureInfo.InvariantCulture),
+                };
+                if (fifo)
+                {
+                    system[SqsSystemAttributes.MessageGroupId] = message.Group;
+                    system[SqsSystemAttributes.SequenceNumber] = message.Sequence.ToString("D20", CultureInfo.InvariantCulture);
+                }
+
+                received.Add(new SqsMessage { Body = message.Body, MessageId = message.Id, ReceiptHandle = message.Receipt, SystemAttributes = system });
+            }
+
+            return received;
+        }
+    }
+
+    private sealed class Stored(string id, string body, string group, long sequence)
+    {
+        public string Id { get; } = id;
+
+        public string Body { get; } = body;
+
+        public string Group { get; } = group;
+
+        public long Sequence { get; } = sequence;
+
+        public DateTimeOffset VisibleAt { get; set; }
+
+        public string? Receipt { get; set; }
+
+        public int Receives { get; set; }
+
+        public bool Deleted { get; set; }
+    }
+
+    /// <summary>A visibility change of a receipt: requested when its call was made; applied when (if) it took effect.</summary>
+    private sealed record Change(string Receipt, bool Extension, DateTimeOffset Requested, DateTimeOffset? Applied);
+}
