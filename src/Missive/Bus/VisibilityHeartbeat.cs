@@ -65,6 +65,18 @@ internal sealed class VisibilityHeartbeat : IDisposable
         }
     }
 
+    /// <summary>Gets whether an extension is under way (its answer not yet taken in).</summary>
+    internal bool ExtensionUnderWay
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _extensionUnderWay;
+            }
+        }
+    }
+
     /// <summary>Starts keeping a received message invisible (its visibility timeout started when it was received).</summary>
     public void Hold(SqsMessage message)
     {

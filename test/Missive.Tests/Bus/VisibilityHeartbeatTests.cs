@@ -140,7 +140,7 @@ public sealed class VisibilityHeartbeatTests
         ScriptedVisibilityTransport.Call extension = await transport.WaitForCallsAsync(1);
         extension.Answer.SetResult([new BatchEntryResult(0, null, "ReceiptHandleIsInvalid", "stale", SenderFault: true)]);
 
-        await WaitUntilAsync(() => heartbeat.Count == 1 && transport.Calls.Count == 1);
+        await WaitUntilAsync(() => !heartbeat.ExtensionUnderWay); // the answer taken in
         clock.Advance(TimeSpan.FromMinutes(2));
         await Task.Yield();
 
