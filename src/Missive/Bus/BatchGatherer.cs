@@ -102,22 +102,15 @@ internal sealed class BatchGatherer : IDisposable
         call?.Start(); // outside the lock: when the transport answers at once, the run's sends go on inline from here
     }
 
-    /// <summary>No message reached its send since the timer was armed: the run goes with what it holds.</summary>
+    /// <summary>The idle window passed: if no message reached its send meanwhile, the run goes with what it holds.</summary>
     private void OnIdle()
     {
         QueuedCall? call;
         lock (_gate)
         {
-            if (_progress != _progressWhenArmed)
-            {
-                _progressWhenArmed = -1;
-                call = TakeRun(idle: false); // progress was made: wait another window from now
-            }
-            else
-            {
-                _progressWhenArmed = -1;
-                call = TakeRun(idle: true);
-            }
+            bool stalled = _progress == _progressWhenArmed; // else progress was made: wait another window from now
+            _progressWhenArmed = -1;
+            call = TakeRun(idle: stalled);
         }
 
         call?.Start();

@@ -16,6 +16,12 @@ namespace Missive.Bus;
 /// </summary>
 internal sealed class PollerRun : IDisposable
 {
+    /// <summary>How long past its wait time a receive may run once stopping began before it is cancelled after all.</summary>
+    private static readonly TimeSpan ReceiveOverrun = TimeSpan.FromSeconds(5);
+
+    /// <summary>How long past its wait time a receive may run at all: one that has not answered by then failed.</summary>
+    private static readonly TimeSpan ReceiveDeadline = TimeSpan.FromSeconds(60);
+
     private readonly IMessageTransport _transport;
     private readonly MessageDispatcher _dispatcher;
     private readonly string _queue;
@@ -24,13 +30,9 @@ internal sealed class PollerRun : IDisposable
     private readonly ILogger _logger;
     private readonly BusTelemetry _telemetry;
     private readonly bool _fifo;
-
-    /// <summary>How long past its wait time a receive may run once stopping began before it is cancelled after all.</summary>
-    private static readonly TimeSpan ReceiveOverrun = TimeSpan.FromSeconds(5);
-
-    /// <summary>How long past its wait time a receive may run at all: one that has not answered by then failed.</summary>
-    private static readonly TimeSpan ReceiveDeadline = TimeSpan.FromSeconds(60);
-
+    private readonly VisibilityHeartbeat _heartbeat; // every visibility change of the run's messages
+    private readonly DeleteBatcher _deletes;
+    private readonly CancellationToken _stoppingToken;
     private readonly object _gate = new();
     private readonly Queue<SqsMessage> _ready = new();
     private readonly Dictionary<string, Queue<SqsMessage>> _groups = new(StringComparer.Ordinal);
@@ -40,10 +42,6 @@ internal sealed class PollerRun : IDisposable
     private bool _stopping;
     private TaskCompletionSource? _room;
     private TaskCompletionSource? _idle;
-
-    private readonly VisibilityHeartbeat _heartbeat;
-    private readonly DeleteBatcher _deletes;
-    private readonly CancellationToken _stoppingToken;
 
     public PollerRun(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, CancellationToken stopping)
     {
