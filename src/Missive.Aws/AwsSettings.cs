@@ -20,8 +20,9 @@ internal sealed partial class AwsSettings
     private readonly SigV4Signer _snsSigner;
     private readonly SigV4Signer _eventBridgeSigner;
 
-    private AwsSettings(RegionEndpoint region, AWSCredentials credentials, Uri sqs, Uri sns, Uri eventBridge, TimeProvider clock)
+    private AwsSettings(RegionEndpoint region, AWSCredentials credentials, string credentialSource, Uri sqs, Uri sns, Uri eventBridge, TimeProvider clock)
     {
+        CredentialSource = credentialSource;
         Region = region;
         Credentials = credentials;
         SqsEndpoint = sqs;
@@ -35,6 +36,9 @@ internal sealed partial class AwsSettings
     public RegionEndpoint Region { get; }
 
     public AWSCredentials Credentials { get; }
+
+    /// <summary>Gets where the credentials came from, for errors and logs (never the credentials themselves).</summary>
+    public string CredentialSource { get; }
 
     public Uri SqsEndpoint { get; }
 
@@ -60,12 +64,13 @@ internal sealed partial class AwsSettings
     {
         ArgumentNullException.ThrowIfNull(options);
         RegionEndpoint region = ResolveRegion(options.Region);
-        AWSCredentials credentials = ResolveCredentials(options);
+        (AWSCredentials credentials, string credentialSource) = ResolveCredentials(options);
         bool ignoreEnvironment = string.Equals(environment("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true", StringComparison.OrdinalIgnoreCase);
         string? global = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL");
         return new AwsSettings(
             region,
             credentials,
+            credentialSource,
             ResolveEndpoint("sqs", options.SqsServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_SQS") ?? global, region),
             ResolveEndpoint("sns", options.SnsServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_SNS") ?? global, region),
             ResolveEndpoint("events", options.EventBridgeServiceUrl ?? options.ServiceUrl, ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_EVENTBRIDGE") ?? global, region),
@@ -88,29 +93,42 @@ internal sealed partial class AwsSettings
         return RegionEndpoint.GetBySystemName(configured);
     }
 
-    private static AWSCredentials ResolveCredentials(AwsTransportOptions options)
+    private static (AWSCredentials Credentials, string Source) ResolveCredentials(AwsTransportOptions options)
     {
         if (options.Credentials is { } given)
         {
-            return given;
+            return (given, $"AwsTransportOptions.Credentials ({given.GetType().Name})");
         }
 
         if (options.Profile is { } profile)
         {
             return new CredentialProfileStoreChain().TryGetAWSCredentials(profile, out AWSCredentials? fromProfile)
-                ? fromProfile
+                ? (fromProfile, $"the profile '{profile}' (AwsTransportOptions.Profile)")
                 : throw new MessageBusConfigurationException($"The AWS profile '{profile}' was not found or holds no credentials (shared credentials and config files).");
         }
 
         try
         {
-            return DefaultAWSCredentialsIdentityResolver.GetCredentials(null);
+            AWSCredentials found = DefaultAWSCredentialsIdentityResolver.GetCredentials(null);
+            return (found, "AWSSDK.Core's default chain: " + Describe(found));
         }
         catch (AmazonClientException e)
         {
             throw new MessageBusConfigurationException("No AWS credentials were found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or AWS_PROFILE, run where a role is available (ECS, EKS, EC2), or set Credentials or Profile in the Missive.Aws options.", e);
         }
     }
+
+    /// <summary>Where credentials the default chain found come from, by their kind (never their values).</summary>
+    private static string Describe(AWSCredentials credentials)
+        => credentials.GetType().Name switch
+        {
+            "EnvironmentVariablesAWSCredentials" => "the environment (AWS_ACCESS_KEY_ID)",
+            "InstanceProfileAWSCredentials" or "DefaultInstanceProfileAWSCredentials" => "the EC2 instance's role (instance metadata)",
+            "ECSTaskCredentials" or "GenericContainerCredentials" => "the container's role (ECS or EKS Pod Identity)",
+            "AssumeRoleWithWebIdentityCredentials" => "a web identity token (AWS_WEB_IDENTITY_TOKEN_FILE, AWS_ROLE_ARN)",
+            "SSOAWSCredentials" => "AWS IAM Identity Center (SSO) through the profile",
+            { } other => $"the profile or provider of type {other} (AWS_PROFILE: {Environment.GetEnvironmentVariable("AWS_PROFILE") ?? "default"})",
+        };
 
     private static Uri ResolveEndpoint(string endpointPrefix, Uri? configured, string? fromEnvironment, RegionEndpoint region)
     {

@@ -64,6 +64,8 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         _queueUrls = new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal);
         _topicArns = new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal);
         Retry = new AwsRetryStrategy(options.MaxAttempts, options.MaxBackoff, timeProvider);
+        AwsCallSite Site(string service, string iamPrefix, Uri endpoint) => new(service, iamPrefix, endpoint, settings.Region.SystemName, settings.CredentialSource, null);
+
         HttpClient Client(string signingName)
         {
             if (httpClients is not null)
@@ -77,17 +79,17 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         }
 
         _sqs = new SqsClient(
-            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, ("x-amzn-query-mode", "true")),
+            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, Site("SQS", "sqs", settings.SqsEndpoint), ("x-amzn-query-mode", "true")),
             _queueUrls,
             options.VerifyMessageDigests,
             BatchCalls.SqsSend.WithMaxEntrySize(options.MaxSqsMessageSize),
             log);
         _sns = new SnsClient(
-            new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SnsSigningName), log),
+            new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SnsSigningName), log, Site("SNS", "sns", settings.SnsEndpoint)),
             _topicArns,
             BatchCalls.SnsPublish.WithMaxEntrySize(options.MaxSnsMessageSize));
         _eventBridge = new EventBridgeClient(
-            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.EventBridgeSigningName), log),
+            new AwsServiceClient("EventBridge", settings.EventBridgeEndpoint, AwsProtocol.Json, Client(AwsSettings.EventBridgeSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.EventBridgeSigningName), log, Site("EventBridge", "events", settings.EventBridgeEndpoint)),
             BatchCalls.EventBridgePutEvents.WithMaxEntrySize(options.MaxEventBridgeEntrySize));
     }
 
@@ -99,6 +101,9 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
     /// <summary>Gets the SNS endpoint.</summary>
     public Uri SnsEndpoint => Settings.SnsEndpoint;
+
+    /// <summary>Gets where the transport's credentials come from (the options, a profile, the environment, a role), never the credentials.</summary>
+    public string CredentialSource => Settings.CredentialSource;
 
     /// <summary>Gets the EventBridge endpoint.</summary>
     public Uri EventBridgeEndpoint => Settings.EventBridgeEndpoint;

@@ -36,7 +36,7 @@ internal sealed class EventBridgeClient
     {
         using PooledBufferWriter body = Body([(0, entry)], 0, 1);
         string? eventId = null;
-        using AwsResponse answer = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, response =>
+        using AwsResponse answer = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: $"event bus '{entry.EventBusName}'", checkAnswer: response =>
         {
             BatchEntryResult result = ReadAnswer(response, 1)[0];
             if (result.Succeeded)
@@ -73,12 +73,27 @@ internal sealed class EventBridgeClient
     private async Task PutEventsCallAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end, BatchEntryResult[] results, CancellationToken cancellationToken)
     {
         using PooledBufferWriter body = Body(entries, start, end);
-        using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        using AwsResponse response = await _service.PostAsync("PutEvents", ContentType, Target, body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: Buses(entries, start, end)).ConfigureAwait(false);
         BatchEntryResult[] chunk = ReadAnswer(response, end - start);
         for (int i = 0; i < chunk.Length; i++)
         {
             results[start + i] = chunk[i] with { Index = start + i };
         }
+    }
+
+    /// <summary>The event buses of a call, for errors.</summary>
+    private static string Buses(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end)
+    {
+        var names = new List<string>();
+        for (int i = start; i < end; i++)
+        {
+            if (!names.Contains(entries[i].Entry.EventBusName))
+            {
+                names.Add(entries[i].Entry.EventBusName);
+            }
+        }
+
+        return (names.Count == 1 ? "event bus '" : "event buses '") + string.Join("', '", names) + "'";
     }
 
     private static PooledBufferWriter Body(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, int start, int end)

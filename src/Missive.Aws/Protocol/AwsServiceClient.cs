@@ -40,9 +40,11 @@ internal sealed class AwsServiceClient
     /// <param name="signer">The signer of the chain, whose clock is corrected when the service says it is off; or <c>null</c>.</param>
     /// <param name="logger">Where a clock correction is logged.</param>
     /// <param name="headers">Headers every request of this service carries.</param>
-    public AwsServiceClient(string serviceName, Uri endpoint, AwsProtocol protocol, HttpClient http, AwsRetryStrategy retry, TimeSpan attemptTimeout, SigV4Signer? signer, ILogger logger, params (string Name, string Value)[] headers)
+    /// <param name="site">The service's part of every error: its name and IAM prefix, the signing region, where the credentials come from (the resource is added per call).</param>
+    public AwsServiceClient(string serviceName, Uri endpoint, AwsProtocol protocol, HttpClient http, AwsRetryStrategy retry, TimeSpan attemptTimeout, SigV4Signer? signer, ILogger logger, AwsCallSite site, params (string Name, string Value)[] headers)
     {
         _headers = headers;
+        _site = site;
         ServiceName = serviceName;
         Endpoint = endpoint;
         _protocol = protocol;
@@ -52,6 +54,8 @@ internal sealed class AwsServiceClient
         _signer = signer;
         _logger = logger;
     }
+
+    private readonly AwsCallSite _site;
 
     public string ServiceName { get; }
 
@@ -66,9 +70,10 @@ internal sealed class AwsServiceClient
     /// <param name="answerLimit">The largest answer the service can send for this call (<see cref="AwsAnswer"/>).</param>
     /// <param name="cancellationToken">Cancels the call (then <see cref="OperationCanceledException"/>, never a transport exception).</param>
     /// <param name="checkAnswer">Inspects a successful answer inside the attempt; a failure it returns is handled as the attempt's failure (retried when transient).</param>
+    /// <param name="resource">The queue, topic or bus, as configured and as resolved, for errors; or <c>null</c>.</param>
     /// <returns>The answer; dispose it.</returns>
     /// <exception cref="MessageTransportException">The call failed for good.</exception>
-    public async Task<AwsResponse> PostAsync(string operation, AwsContentType contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, CancellationToken cancellationToken, Func<AwsResponse, AwsServiceFailure?>? checkAnswer = null)
+    public async Task<AwsResponse> PostAsync(string operation, AwsContentType contentType, string? target, ReadOnlyMemory<byte> body, TimeSpan longPoll, int answerLimit, CancellationToken cancellationToken, Func<AwsResponse, AwsServiceFailure?>? checkAnswer = null, string? resource = null)
     {
         int attempts = 0;
         try
@@ -93,7 +98,7 @@ internal sealed class AwsServiceClient
         }
         catch (AwsServiceFailure failure)
         {
-            throw failure.ToTransportException($"{ServiceName} {operation}", attempts);
+            throw failure.ToTransportException(_site with { Resource = resource }, operation, attempts);
         }
     }
 

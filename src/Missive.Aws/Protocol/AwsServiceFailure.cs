@@ -54,12 +54,21 @@ internal sealed class AwsServiceFailure : Exception
     public static AwsServiceFailure Malformed(string operation, string what, string? requestId, Exception? inner = null)
         => new($"{operation} answered with {what}.", "MalformedResponse", requestId, 200, senderFault: false, inner);
 
-    public MessageTransportException ToTransportException(string operation, int attempts)
-        => new($"{operation} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message}{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}", this)
+    /// <summary>
+    /// The failure as the transport's exception: the operation, the resource as configured and resolved, the endpoint
+    /// and signing region, what the service answered, and, for a failure no retry clears, what to check.
+    /// </summary>
+    public MessageTransportException ToTransportException(AwsCallSite site, string operation, int attempts)
+    {
+        string? hint = AwsErrorHints.For(ErrorCode, site, operation);
+        string where = site.Resource is null ? string.Empty : $" on {site.Resource}";
+        return new($"{site.Service} {operation}{where} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message} Endpoint {site.Endpoint}, signing region {site.Region}.{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}{(hint is null ? string.Empty : " " + hint)}", this)
         {
             ErrorCode = ErrorCode,
             RequestId = RequestId,
             StatusCode = StatusCode,
             IsTransient = IsTransient,
+            IsPersistent = hint is not null,
         };
+    }
 }

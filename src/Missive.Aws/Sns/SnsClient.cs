@@ -38,6 +38,10 @@ internal sealed class SnsClient
 
     /// <summary>Gets a topic's ARN: an ARN as given, or the configured ARN of a name.</summary>
     /// <exception cref="MessageTransportException">A name with no configured ARN.</exception>
+    /// <summary>A topic as configured and as resolved, for errors.</summary>
+    private static string Describe(string configured, string arn)
+        => string.Equals(configured, arn, StringComparison.Ordinal) ? $"topic {arn}" : $"topic '{configured}' ({arn})";
+
     public string GetTopicArn(string topic)
     {
         ArgumentException.ThrowIfNullOrEmpty(topic);
@@ -57,9 +61,10 @@ internal sealed class SnsClient
     public async Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken)
     {
         using var form = new QueryForm("Publish", ApiVersion);
-        form.Add("TopicArn", GetTopicArn(request.TopicArn));
+        string topicArn = GetTopicArn(request.TopicArn);
+        form.Add("TopicArn", topicArn);
         AddMessage(form, request);
-        using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        using AwsResponse response = await _service.PostAsync("Publish", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: Describe(request.TopicArn, topicArn)).ConfigureAwait(false);
         string? messageId = null;
         ReadXml(response, "Publish", ref messageId, static (ref XmlScan scan, ref string? messageId) =>
         {
@@ -107,7 +112,7 @@ internal sealed class SnsClient
             AddMessage(form, requests[i].Request, member: i - start + 1);
         }
 
-        using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken).ConfigureAwait(false);
+        using AwsResponse response = await _service.PostAsync("PublishBatch", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: $"topic {topicArn}").ConfigureAwait(false);
         ReadBatchAnswer(response, start, end, results);
     }
 

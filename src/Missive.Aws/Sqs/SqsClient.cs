@@ -60,7 +60,7 @@ internal sealed partial class SqsClient
         try
         {
             using PooledBufferWriter body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
-            using AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, CancellationToken.None).ConfigureAwait(false);
+            using AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, CancellationToken.None, resource: $"queue '{queueName}'").ConfigureAwait(false);
             using JsonDocument answer = AwsJson.Parse(response, "SQS GetQueueUrl");
             return AwsJson.String(answer.RootElement, "QueueUrl") ?? throw Malformed("GetQueueUrl", "no QueueUrl");
         }
@@ -81,7 +81,7 @@ internal sealed partial class SqsClient
     {
         try
         {
-            return await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, longPoll, answerLimit, cancellationToken).ConfigureAwait(false);
+            return await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, longPoll, answerLimit, cancellationToken, resource: Describe(queue)).ConfigureAwait(false);
         }
         catch (MessageTransportException e) when (IsNonExistentQueue(e.ErrorCode))
         {
@@ -102,6 +102,12 @@ internal sealed partial class SqsClient
             return false;
         }
     }
+
+    /// <summary>A queue as configured and as resolved, for errors: <c>queue 'billing' (https://…/billing)</c>.</summary>
+    private string Describe(string queue)
+        => _queueUrls.TryGetValue(queue, out Task<string>? url) && url.IsCompletedSuccessfully && !string.Equals(url.Result, queue, StringComparison.Ordinal)
+            ? $"queue '{queue}' ({url.Result})"
+            : $"queue '{queue}'";
 
     private static MessageTransportException Malformed(string operation, string what)
         => new($"SQS {operation} answered with {what}.") { ErrorCode = "MalformedResponse" };

@@ -45,7 +45,7 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2006, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} was handled, but deleting it failed ({ErrorCode}: {Reason}); it may be handled again.")]
     public static partial void DeleteFailed(ILogger logger, string messageId, string queue, string errorCode, string? reason);
 
-    [LoggerMessage(EventId = 2007, Level = LogLevel.Error, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
+    [LoggerMessage(EventId = 2007, Level = LogLevel.Warning, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
     public static partial void ReceiveFailed(ILogger logger, string queue, TimeSpan delay, Exception exception);
 
     [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
@@ -101,6 +101,12 @@ internal static partial class BusLog
 
     [LoggerMessage(EventId = 2021, Level = LogLevel.Information, Message = "Message {MessageId} from FIFO queue {Queue} was not handled, so the {Count} later messages of its group from the same receive were not handled either: they were made visible again, to come back after it in order.")]
     public static partial void GroupReleased(ILogger logger, string messageId, string queue, int count);
+
+    [LoggerMessage(EventId = 2023, Level = LogLevel.Error, Message = "Receiving from queue {Queue} fails with an error no retry clears ({ErrorCode}); the poller tries again every {Delay} until it is fixed, logging again only when this changes. What to check is in the error.")]
+    public static partial void ReceiveFailingPersistently(ILogger logger, string queue, string errorCode, TimeSpan delay, Exception exception);
+
+    [LoggerMessage(EventId = 2024, Level = LogLevel.Information, Message = "Receiving from queue {Queue} works again after {Failures} failed receives.")]
+    public static partial void ReceiveRecovered(ILogger logger, string queue, int failures);
 
     [LoggerMessage(EventId = 2022, Level = LogLevel.Warning, Message = "Setting the visibility of {Count} messages ({MessageIds}) in queue {Queue} to {Visibility} (a release or a retry delay) failed; they come back when their current visibility ends.")]
     public static partial void VisibilityChangeFailed(ILogger logger, int count, string messageIds, string queue, TimeSpan visibility, Exception exception);

@@ -26,10 +26,12 @@ internal sealed class MessagePublisher : IMessagePublisher
     private readonly Func<Type, bool> _isRegistered;
     private readonly bool _logContent;
     private readonly TimeProvider _timeProvider;
+    private readonly PublishingHealth _health;
     private PublishStep? _pipeline;
 
-    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered, bool logContent, TimeProvider timeProvider)
+    public MessagePublisher(IEnvelopeFactory factory, OutboundMessageWriter writer, IMessageTransport transport, BusConfiguration configuration, BusTelemetry telemetry, IServiceProvider services, Func<Type, bool> isRegistered, bool logContent, TimeProvider timeProvider, PublishingHealth health)
     {
+        _health = health;
         _timeProvider = timeProvider;
         _isRegistered = isRegistered;
         _logContent = logContent;
@@ -306,10 +308,16 @@ internal sealed class MessagePublisher : IMessagePublisher
 
             activity?.SetTag(MessagingConventions.MessageId, messageId);
             _telemetry.Published(system, operation, route.Target, envelope.Type, MeasuredSize(size), Stopwatch.GetElapsedTime(started), null);
+            _health.Succeeded();
             return messageId;
         }
         catch (Exception e)
         {
+            if (e is MessageTransportException failed)
+            {
+                _health.Failed(failed);
+            }
+
             BusTelemetry.Fail(activity, e, _logContent);
             _telemetry.Published(system, operation, route.Target, envelope.Type, MeasuredSize(size), Stopwatch.GetElapsedTime(started), e);
             throw;

@@ -29,19 +29,33 @@ internal sealed class MessagePump : BackgroundService
     /// <param name="telemetry">The bus's spans and instruments.</param>
     /// <param name="timeProvider">The clock, or <c>null</c> for the system's.</param>
     /// <param name="logger">The logger, or <c>null</c>.</param>
-    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null)
+    /// <param name="health">Where each poller reports its health, or <c>null</c> for a report of the pump's own.</param>
+    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null, MessageBusHealth? health = null)
     {
+        health ??= MessageBusHealthFor(configuration);
         ILogger log = logger ?? NullLogger<MessagePump>.Instance;
         _configuration = configuration;
         _logger = log;
         var dispatcher = new MessageDispatcher(reader, scopes, configuration, telemetry, log);
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
-            _pollers.Add(new QueuePoller(transport!, dispatcher, queue, options, timeProvider ?? TimeProvider.System, log, telemetry));
+            _pollers.Add(new QueuePoller(transport!, dispatcher, queue, options, timeProvider ?? TimeProvider.System, log, telemetry, health.PollerOf(queue)));
         }
     }
 
     internal IReadOnlyList<QueuePoller> Pollers => _pollers;
+
+    /// <summary>The health report of a bus's pollers: one per configured queue poller.</summary>
+    internal static MessageBusHealth MessageBusHealthFor(BusConfiguration configuration)
+    {
+        var pollers = new List<PollerHealth>(configuration.Pollers.Count);
+        foreach ((string queue, PollerOptions options) in configuration.Pollers)
+        {
+            pollers.Add(new PollerHealth(queue, options.VisibilityTimeout));
+        }
+
+        return new MessageBusHealth(pollers);
+    }
 
     public override async Task StopAsync(CancellationToken cancellationToken)
     {

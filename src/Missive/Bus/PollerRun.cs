@@ -33,6 +33,7 @@ internal sealed class PollerRun : IDisposable
     private readonly VisibilityHeartbeat _heartbeat; // every visibility change of the run's messages
     private readonly DeleteBatcher _deletes;
     private readonly CancellationToken _stoppingToken;
+    private readonly PollerHealth _health;
     private readonly object _gate = new();
     private readonly Queue<SqsMessage> _ready = new();
     private readonly Dictionary<string, Queue<SqsMessage>> _groups = new(StringComparer.Ordinal);
@@ -43,8 +44,9 @@ internal sealed class PollerRun : IDisposable
     private TaskCompletionSource? _room;
     private TaskCompletionSource? _idle;
 
-    public PollerRun(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, CancellationToken stopping)
+    public PollerRun(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, PollerHealth health, CancellationToken stopping)
     {
+        _health = health;
         _telemetry = telemetry;
         _transport = transport;
         _dispatcher = dispatcher;
@@ -54,7 +56,7 @@ internal sealed class PollerRun : IDisposable
         _logger = logger;
         _fifo = FifoRule.IsFifo(queue);
         _stoppingToken = stopping;
-        _heartbeat = new VisibilityHeartbeat(transport, queue, options.VisibilityTimeout, timeProvider, logger);
+        _heartbeat = new VisibilityHeartbeat(transport, queue, options.VisibilityTimeout, timeProvider, logger, health);
         _deletes = new DeleteBatcher(transport, queue, timeProvider, Max(options.VisibilityTimeout, TimeSpan.FromSeconds(5)), logger);
     }
 
@@ -72,6 +74,7 @@ internal sealed class PollerRun : IDisposable
     {
         CancellationToken stopping = _stoppingToken;
         int failures = 0;
+        _health.Started();
 
         // A receive the transport cannot cancel without losing what it is given (an SQS long poll) is let finish when
         // stopping begins, and what it got is released; it is cancelled only if it outlasts its wait time by far.
@@ -114,12 +117,29 @@ internal sealed class PollerRun : IDisposable
                 catch (Exception e) when (!stopping.IsCancellationRequested && !ContentSafety.IsFatal(e))
                 {
                     // Outside shutdown every exception is a failed receive, the transport's own cancellations
-                    // (an HTTP timeout) and the deadline above among them: back off, log, go on.
+                    // (an HTTP timeout) and the deadline above among them: back off, log, go on. A failure no retry
+                    // clears is logged at Error once, when it begins, and tried again at the longest interval.
                     _telemetry.ReceiveCalled(_queue, Stopwatch.GetElapsedTime(started), e);
-                    TimeSpan delay = ReceiveBackoff(_options, ++failures);
-                    BusLog.ReceiveFailed(_logger, _queue, delay, e);
+                    bool persistent = e is MessageTransportException { IsPersistent: true };
+                    TimeSpan delay = persistent ? _options.MaxReceiveErrorDelay : ReceiveBackoff(_options, failures + 1);
+                    failures++;
+                    bool changed = _health.Failed(e, persistent);
+                    if (!persistent)
+                    {
+                        BusLog.ReceiveFailed(_logger, _queue, delay, e);
+                    }
+                    else if (changed)
+                    {
+                        BusLog.ReceiveFailingPersistently(_logger, _queue, ((MessageTransportException)e).ErrorCode ?? "error", delay, e);
+                    }
+
                     await ClockDelay.WaitAsync(_timeProvider, delay, stopping).ConfigureAwait(false);
                     continue;
+                }
+
+                if (_health.Received(_timeProvider.GetUtcNow()) is > 0 and int failed)
+                {
+                    BusLog.ReceiveRecovered(_logger, _queue, failed);
                 }
 
                 failures = 0;
@@ -146,6 +166,7 @@ internal sealed class PollerRun : IDisposable
         finally
         {
             stopped.Unregister();
+            _health.Stopped();
 
             // Whatever ended the loop: what waits is released at once; what runs finishes (its token is cancelled);
             // what was handled is deleted.

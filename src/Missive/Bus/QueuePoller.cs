@@ -41,10 +41,12 @@ internal sealed class QueuePoller
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly BusTelemetry _telemetry;
+    private readonly PollerHealth _health;
     private PollerRun? _run; // the current or last run
 
-    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry)
+    public QueuePoller(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, PollerHealth health)
     {
+        _health = health;
         _transport = transport;
         _dispatcher = dispatcher;
         _queue = queue;
@@ -62,7 +64,7 @@ internal sealed class QueuePoller
     {
         await Task.Yield();
         BusLog.PollerStarted(_logger, _queue, _options.MaxConcurrency);
-        using var run = new PollerRun(_transport, _dispatcher, _queue, _options, _timeProvider, _logger, _telemetry, stopping);
+        using var run = new PollerRun(_transport, _dispatcher, _queue, _options, _timeProvider, _logger, _telemetry, _health, stopping);
         Volatile.Write(ref _run, run);
         await run.RunAsync().ConfigureAwait(false);
     }

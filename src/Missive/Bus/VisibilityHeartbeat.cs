@@ -37,10 +37,12 @@ internal sealed class VisibilityHeartbeat : IDisposable
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly ITimer _timer;
+    private readonly PollerHealth? _health;
     private bool _extensionUnderWay;
 
-    public VisibilityHeartbeat(IMessageTransport transport, string queue, TimeSpan visibilityTimeout, TimeProvider timeProvider, ILogger logger)
+    public VisibilityHeartbeat(IMessageTransport transport, string queue, TimeSpan visibilityTimeout, TimeProvider timeProvider, ILogger logger, PollerHealth? health = null)
     {
+        _health = health;
         _transport = transport;
         _queue = queue;
         _visibilityTimeout = visibilityTimeout;
@@ -140,6 +142,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
     internal void Tick()
     {
         DateTimeOffset now = _timeProvider.GetUtcNow();
+        _health?.HeartbeatRan(now);
         DateTimeOffset dueBefore = now + (_visibilityTimeout / 2);
         List<SqsMessage>? due = null;
         lock (_gate)

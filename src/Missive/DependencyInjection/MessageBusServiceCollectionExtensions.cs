@@ -103,6 +103,7 @@ public static class MessageBusServiceCollectionExtensions
         services.AddHostedService(sp => new MessageBusStartupCheck(sp.GetRequiredService<MessageBusValidator>()));
 
         services.TryAddSingleton(bus);
+        services.TryAddSingleton(_ => MessagePump.MessageBusHealthFor(bus));
         services.TryAddSingleton(sp => new BusTelemetry(sp.GetService<IMeterFactory>()));
         services.TryAddSingleton(builder.LambdaProcessor);
         services.TryAddSingleton(sp => Checked(sp, () => new SqsEventProcessor(
@@ -124,7 +125,8 @@ public static class MessageBusServiceCollectionExtensions
                 sp,
                 builder.HasMessageType,
                 sp.GetRequiredService<IOptions<SerializationOptions>>().Value.LogMessageContent,
-                sp.GetService<TimeProvider>() ?? TimeProvider.System);
+                sp.GetService<TimeProvider>() ?? TimeProvider.System,
+                sp.GetRequiredService<MessageBusHealth>().Publishing);
         });
         if (bus.Pollers.Count > 0 || bus.Handlers.Count > 0)
         {
@@ -136,7 +138,8 @@ public static class MessageBusServiceCollectionExtensions
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
                 sp.GetService<TimeProvider>(),
-                sp.GetService<ILogger<MessagePump>>())));
+                sp.GetService<ILogger<MessagePump>>(),
+                sp.GetRequiredService<MessageBusHealth>())));
         }
     }
 

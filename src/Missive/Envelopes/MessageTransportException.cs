@@ -38,4 +38,11 @@ public sealed class MessageTransportException : MissiveException
 
     /// <summary>Gets whether the failure is transient (throttling, a server error, a timeout or a lost connection): the same call may succeed later.</summary>
     public bool IsTransient { get; init; }
+
+    /// <summary>
+    /// Gets whether no retry will clear the failure: a queue, topic or bus that does not exist, credentials the service
+    /// refuses, a permission or a KMS key missing. An operator must act; the message says what to check. A poller facing
+    /// such a failure logs it once at Error, keeps trying at its longest interval, and reports it to its health check.
+    /// </summary>
+    public bool IsPersistent { get; init; }
 }

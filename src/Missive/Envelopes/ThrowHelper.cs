@@ -137,11 +137,11 @@ internal static class ThrowHelper
         => ThrowInvalidEnvelope(InvalidEnvelopeReason.Malformed, $"Batch item {index} is not a JSON object", position);
 
     [DoesNotReturn]
-    public static void ThrowUnknownMessageType(string? type, bool includeContent, long position)
+    public static void ThrowUnknownMessageType(string? type, long position)
         => ThrowInvalidEnvelope(
             InvalidEnvelopeReason.UnknownMessageType,
-            includeContent && type is not null
-                ? $"The envelope's 'type' attribute ('{type}') names no registered message type"
+            type is not null
+                ? $"The envelope's 'type' attribute ('{type}') names no registered message type" // metadata, not content: always named
                 : "The envelope's 'type' attribute names no registered message type",
             position,
             CloudEventAttributeNames.Type);

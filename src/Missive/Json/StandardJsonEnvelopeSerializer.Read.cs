@@ -85,7 +85,7 @@ public sealed partial class StandardJsonEnvelopeSerializer
         }
 
         string? type = GetString(root, CloudEventAttributeNames.Type, required: true);
-        MessageTypeInfo? info = type is { Length: > 0 } ? MessageTypes.Resolve(type, Settings.LogMessageContent, -1) : null;
+        MessageTypeInfo? info = type is { Length: > 0 } ? MessageTypes.Resolve(type, -1) : null;
 
         string? specVersion = GetString(root, CloudEventAttributeNames.SpecVersion, required: true);
         if (specVersion is { Length: > 0 } && specVersion != CloudEventRules.SpecVersion10)

@@ -147,7 +147,7 @@ public sealed partial class Utf8JsonEnvelopeSerializer
         }
 
         identifier = type;
-        return MessageTypes.Resolve(type, Settings.LogMessageContent, position);
+        return MessageTypes.Resolve(type, position);
     }
 
     /// <summary>

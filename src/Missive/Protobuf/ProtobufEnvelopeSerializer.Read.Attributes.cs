@@ -226,7 +226,7 @@ public sealed partial class ProtobufEnvelopeSerializer
         }
 
         identifier = DecodeString(type, position);
-        return MessageTypes.Resolve(identifier, Settings.LogMessageContent, position);
+        return MessageTypes.Resolve(identifier, position);
     }
 
     /// <summary>Decodes an attribute name, sharing the constant strings of the core attribute names and the kept extension names.</summary>

@@ -161,7 +161,7 @@ public sealed class MessageTypeMap
     /// <see cref="ReadUnregisteredTypes"/> enabled.
     /// </summary>
     /// <exception cref="InvalidEnvelopeException">The identifier is not registered and unregistered types are rejected (<see cref="InvalidEnvelopeReason.UnknownMessageType"/>).</exception>
-    internal MessageTypeInfo Resolve(string typeIdentifier, bool includeContent, long position)
+    internal MessageTypeInfo Resolve(string typeIdentifier, long position)
     {
         if (_byIdentifier.TryGetValue(typeIdentifier, out MessageTypeInfo? info))
         {
@@ -173,7 +173,7 @@ public sealed class MessageTypeMap
             return unregistered;
         }
 
-        ThrowHelper.ThrowUnknownMessageType(typeIdentifier, includeContent, position);
+        ThrowHelper.ThrowUnknownMessageType(typeIdentifier, position);
         return null!;
     }
 

@@ -5,7 +5,7 @@ namespace Missive.Serialization;
 /// <summary>The serializers' log messages (event ids 1000-1099). None of them carries message content unless content logging is on.</summary>
 internal static partial class SerializerLog
 {
-    [LoggerMessage(EventId = 1000, Level = LogLevel.Information, Message = "Envelope serializer {Serializer} ({ContentType}) is in use.")]
+    [LoggerMessage(EventId = 1000, Level = LogLevel.Information, Message = "Envelope serializer {Serializer} ({ContentType}) created.")]
     public static partial void SerializerCreated(ILogger logger, string serializer, string contentType);
 
     /// <summary>Logs a rejected input, naming the byte where the problem is only when it is known.</summary>

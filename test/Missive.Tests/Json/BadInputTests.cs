@@ -22,7 +22,7 @@ public sealed class BadInputTests
         { "source-object", $$"""{"id":"1","source":{"x":"{{Secret}}"},"specversion":"1.0","type":"notes.text"}""", InvalidEnvelopeReason.InvalidAttribute },
         { "missing-id-and-source", """{"specversion":"1.0","type":"notes.text"}""", InvalidEnvelopeReason.MissingAttribute },
         { "missing-type", """{"id":"1","source":"/s","specversion":"1.0"}""", InvalidEnvelopeReason.MissingAttribute },
-        { "unknown-type", $$"""{"id":"1","source":"/s","specversion":"1.0","type":"{{Secret}}"}""", InvalidEnvelopeReason.UnknownMessageType },
+        { "unknown-type", $$"""{"id":"1","source":"/s","specversion":"1.0","type":"not.registered","subject":"{{Secret}}"}""", InvalidEnvelopeReason.UnknownMessageType },
         { "spec-0.3", """{"id":"1","source":"/s","specversion":"0.3","type":"notes.text"}""", InvalidEnvelopeReason.UnsupportedFormat },
         { "bad-time", $$"""{"id":"1","source":"/s","specversion":"1.0","type":"notes.text","time":"{{Secret}}"}""", InvalidEnvelopeReason.InvalidAttribute },
         { "data-wrong-type", $$$"""{"id":"1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"Total":"{{{Secret}}}"}}""", InvalidEnvelopeReason.InvalidData },
@@ -60,6 +60,18 @@ public sealed class BadInputTests
                 Assert.Null(error.InnerException);
                 Assert.Equal(bytes, error.RawBody.ToArray());
             }
+        }
+    }
+
+    [Fact]
+    public void Deserialize_AnUnknownType_NamesTheType_WhichIsMetadataNotContent()
+    {
+        foreach (EnvelopeSerializer serializer in new EnvelopeSerializer[] { TestSerializers.Fast(), TestSerializers.Standard() })
+        {
+            var error = Assert.Throws<InvalidEnvelopeException>(() => serializer.Deserialize("""{"id":"1","source":"/s","specversion":"1.0","type":"billing.invoice.voided"}"""));
+
+            Assert.Equal(InvalidEnvelopeReason.UnknownMessageType, error.Reason);
+            Assert.Contains("('billing.invoice.voided')", error.Message, StringComparison.Ordinal);
         }
     }
 

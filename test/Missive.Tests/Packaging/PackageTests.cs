@@ -14,6 +14,7 @@ public sealed class PackageTests
     [Theory]
     [InlineData("Missive")]
     [InlineData("Missive.Aws")]
+    [InlineData("Missive.HealthChecks")]
     public void Pack_ProducesAPackageWithReadmeLicenseDocsSymbolsAndRepositoryMetadata(string project)
     {
         string output = Path.Combine(Path.GetTempPath(), "missive-pack-" + Guid.NewGuid().ToString("N"));
@@ -50,7 +51,8 @@ public sealed class PackageTests
             Assert.False(string.IsNullOrEmpty(metadata.Element(ns + "description")!.Value));
 
             // Missive depends only on System.Text.Json (in the framework) and Microsoft.Extensions packages; Missive.Aws adds
-            // Missive itself, AWSSDK.Core, Microsoft.Extensions.Http and Polly.Core.
+            // Missive itself, AWSSDK.Core, Microsoft.Extensions.Http and Polly.Core; Missive.HealthChecks Missive and the
+            // health-check abstractions' package.
             string[] dependencies = metadata.Descendants(ns + "dependency").Select(d => d.Attribute("id")!.Value).ToArray();
             string[] allowed = project == "Missive" ? [] : ["Missive", "AWSSDK.Core", "Polly.Core"];
             Assert.NotEmpty(dependencies);
@@ -58,6 +60,11 @@ public sealed class PackageTests
             if (project == "Missive.Aws")
             {
                 Assert.Equal(["AWSSDK.Core", "Microsoft.Extensions.Http", "Missive", "Polly.Core"], dependencies.Order(StringComparer.Ordinal));
+            }
+
+            if (project == "Missive.HealthChecks")
+            {
+                Assert.Equal(["Microsoft.Extensions.Diagnostics.HealthChecks", "Missive"], dependencies.Order(StringComparer.Ordinal));
             }
         }
         finally

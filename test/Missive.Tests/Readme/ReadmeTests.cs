@@ -46,6 +46,21 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheHealthChecksSnippet_ReportsThePollerAndPublishing_ReadyOnceTheHostRuns()
+    {
+        using Microsoft.Extensions.Hosting.IHost host = HealthChecksWiring.BuildWorker(["--Logging:LogLevel:Default=Warning"]);
+        Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport before = await HealthChecksWiring.ReadyAsync(host);
+        await host.StartAsync();
+        await Infrastructure.BusTestHost.WaitUntil(() => host.Services.GetRequiredService<Missive.Bus.MessageBusHealth>().Pollers[0].LastReceiveAt is not null);
+        Microsoft.Extensions.Diagnostics.HealthChecks.HealthReport after = await HealthChecksWiring.ReadyAsync(host);
+        await host.StopAsync();
+
+        Assert.Equal(["missive-poller-billing", "missive-publishing"], before.Entries.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus.Degraded, before.Status); // not started
+        Assert.Equal(Microsoft.Extensions.Diagnostics.HealthChecks.HealthStatus.Healthy, after.Status);
+    }
+
+    [Fact]
     public async Task TheQuickStartProgram_HandlesWhatItPublishes_InsideTheGenericHost()
     {
         string printed = await ConsoleCapture.RunAsync(() => QuickStartProgram.RunAsync(["--Logging:LogLevel:Default=Warning"]));

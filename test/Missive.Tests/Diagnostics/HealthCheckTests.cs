@@ -1,0 +1,183 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Diagnostics.HealthChecks;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Time.Testing;
+using Missive.Bus;
+using Missive.HealthChecks;
+using Missive.InMemory;
+using Missive.Tests.Bus;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.Diagnostics;
+
+/// <summary>
+/// The bus's health checks through <see cref="HealthCheckService"/>, in each state: a poller not started, receiving,
+/// failing transiently, failing with an error no retry clears (logged at Error once, not per attempt), recovered,
+/// stopped, and a heartbeat that stopped running; publishing healthy, degraded and unhealthy.
+/// </summary>
+public sealed class HealthCheckTests
+{
+    private static readonly TimeSpan Patience = BusTestHost.Patience;
+
+    [Fact]
+    public async Task APoller_IsReportedInEachState_AndAFailureNoRetryClears_IsLoggedOnce()
+    {
+        var clock = new FakeTimeProvider();
+        var broker = new InMemoryBroker(clock);
+        broker.CreateQueue("billing");
+        var transport = new FailingTransport(broker);
+        var logs = new CapturingLoggerProvider();
+        using IHost host = Host(transport, clock, logs);
+        HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
+
+        HealthReport notStarted = await health.CheckHealthAsync();
+        Assert.Equal(HealthStatus.Degraded, notStarted.Entries["missive-poller-billing"].Status);
+        Assert.Equal(HealthStatus.Healthy, notStarted.Entries["missive-publishing"].Status);
+
+        transport.Failure = Persistent;
+        await host.StartAsync();
+        await AdvanceUntil(clock, () => transport.Receives >= 4, TimeSpan.FromSeconds(30)); // the longest interval between them
+        HealthReport failing = await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.ReadyTag));
+        HealthReportEntry poller = failing.Entries["missive-poller-billing"];
+        Assert.Equal(HealthStatus.Unhealthy, poller.Status);
+        Assert.Equal("AWS.SimpleQueueService.NonExistentQueue", poller.Data["lastErrorCode"]);
+        Assert.True((int)poller.Data["consecutiveFailures"] >= 4);
+        Assert.Equal(1, logs.Entries.Count(e => e.EventId == 2023 && e.Level == LogLevel.Error));
+        Assert.DoesNotContain(logs.Entries, e => e.EventId == 2007);
+
+        transport.Failure = null; // an operator fixed it
+        await AdvanceUntil(clock, () => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.Running, TimeSpan.FromSeconds(30));
+        Assert.Equal(HealthStatus.Healthy, (await health.CheckHealthAsync()).Entries["missive-poller-billing"].Status);
+        Assert.Contains(logs.Entries, e => e.EventId == 2024 && e.Level == LogLevel.Information);
+
+        transport.Failure = Transient;
+        await AdvanceUntil(clock, () => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.FailingTransiently, TimeSpan.FromSeconds(2));
+        Assert.Equal(HealthStatus.Degraded, (await health.CheckHealthAsync()).Entries["missive-poller-billing"].Status);
+        Assert.Contains(logs.Entries, e => e.EventId == 2007 && e.Level == LogLevel.Warning);
+
+        transport.Failure = null;
+        Task stopped = host.StopAsync();
+        await AdvanceUntil(clock, () => stopped.IsCompleted, TimeSpan.FromMinutes(5));
+        HealthReportEntry after = (await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.LiveTag))).Entries["missive-poller-billing"];
+        Assert.Equal(HealthStatus.Unhealthy, after.Status);
+        Assert.Equal("Stopped", after.Data["state"]);
+    }
+
+    [Fact]
+    public async Task Publishing_IsDegradedOnTransientFailures_UnhealthyOnPersistentOnes_AndHealthyAfterASuccess()
+    {
+        var clock = new FakeTimeProvider();
+        var broker = new InMemoryBroker(clock);
+        broker.CreateQueue("billing");
+        var transport = new FailingTransport(broker);
+        using IHost host = Host(transport, clock, new CapturingLoggerProvider());
+        HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+
+        transport.Failure = Transient;
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
+        Assert.Equal(HealthStatus.Degraded, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status);
+
+        transport.Failure = Persistent;
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
+        HealthReportEntry unhealthy = (await health.CheckHealthAsync()).Entries["missive-publishing"];
+        Assert.Equal(HealthStatus.Unhealthy, unhealthy.Status);
+        Assert.Equal(2, unhealthy.Data["consecutiveFailures"]);
+
+        transport.Failure = null;
+        await publisher.PublishAsync(Orders.Create(1));
+        Assert.Equal(HealthStatus.Healthy, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status);
+    }
+
+    [Fact]
+    public async Task APollerWhoseHeartbeatHasNotRunForHalfAVisibilityTimeout_IsUnhealthy()
+    {
+        var clock = new FakeTimeProvider();
+        var poller = new PollerHealth("billing", TimeSpan.FromSeconds(30));
+        poller.Started();
+        poller.Received(clock.GetUtcNow());
+        poller.HeartbeatRan(clock.GetUtcNow());
+        var check = new QueuePollerHealthCheck(poller, clock);
+
+        clock.Advance(TimeSpan.FromSeconds(14));
+        Assert.Equal(HealthStatus.Healthy, (await check.CheckHealthAsync(new HealthCheckContext())).Status);
+        clock.Advance(TimeSpan.FromSeconds(2));
+        HealthCheckResult late = await check.CheckHealthAsync(new HealthCheckContext());
+
+        Assert.Equal(HealthStatus.Unhealthy, late.Status);
+        Assert.Contains("heartbeat of queue billing", late.Description, StringComparison.Ordinal);
+    }
+
+    private static MessageTransportException Persistent()
+        => new("SQS ReceiveMessage on queue 'billing' failed: AWS.SimpleQueueService.NonExistentQueue (HTTP 400): The specified queue does not exist.") { ErrorCode = "AWS.SimpleQueueService.NonExistentQueue", StatusCode = 400, IsPersistent = true };
+
+    private static MessageTransportException Transient()
+        => new("SQS ReceiveMessage on queue 'billing' failed: ServiceUnavailable (HTTP 503).") { ErrorCode = "ServiceUnavailable", StatusCode = 503, IsTransient = true };
+
+    private static IHost Host(IMessageTransport transport, FakeTimeProvider clock, CapturingLoggerProvider logs)
+    {
+        HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Logging.AddProvider(logs);
+        builder.Logging.SetMinimumLevel(LogLevel.Debug);
+        builder.Services.AddSingleton(transport);
+        builder.Services.AddSingleton<TimeProvider>(clock);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddHandler<Order, NoOpHandler>()
+            .AddSqsPublisher<Order>("billing")
+            .AddQueuePoller("billing", o =>
+            {
+                o.WaitTime = TimeSpan.FromSeconds(1);
+                o.ReceiveErrorDelay = TimeSpan.FromMilliseconds(100);
+                o.MaxReceiveErrorDelay = TimeSpan.FromSeconds(5);
+            }));
+        builder.Services.AddHealthChecks().AddMessageBusChecks();
+        return builder.Build();
+    }
+
+    private static async Task AdvanceUntil(FakeTimeProvider clock, Func<bool> condition, TimeSpan limit)
+    {
+        DateTimeOffset start = clock.GetUtcNow();
+        var watch = System.Diagnostics.Stopwatch.StartNew();
+        while (!condition())
+        {
+            Assert.True(watch.Elapsed < Patience, "condition not met in time");
+            Assert.True(clock.GetUtcNow() - start <= limit, $"condition not met within {limit} of the fake clock");
+            clock.Advance(TimeSpan.FromMilliseconds(50));
+            await Task.Delay(2);
+        }
+    }
+
+    public sealed class NoOpHandler : IMessageHandler<Order>
+    {
+        public Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken) => Task.CompletedTask;
+    }
+
+    /// <summary>Receives and sends through the broker, or fails them with the failure the test sets.</summary>
+    private sealed class FailingTransport(InMemoryBroker broker) : ForwardingTransport(broker)
+    {
+        private int _receives;
+
+        public Func<MessageTransportException>? Failure { get; set; }
+
+        public int Receives => Volatile.Read(ref _receives);
+
+        public override Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        {
+            Interlocked.Increment(ref _receives);
+            return Failure is { } failure ? Task.FromException<IReadOnlyList<SqsMessage>>(failure()) : base.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
+        }
+
+        public override Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
+            => Failure is { } failure ? Task.FromException<string>(failure()) : base.SendAsync(request, cancellationToken);
+    }
+}
