@@ -113,6 +113,9 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     internal AwsRetryStrategy Retry { get; }
 
     /// <inheritdoc />
+    public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region}, SQS {SqsEndpoint}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint}, credentials from {CredentialSource}";
+
+    /// <inheritdoc />
     /// <remarks><c>true</c>: a body is read while the request is written and its digest checked, both within the call.</remarks>
     public bool IsDoneWithBodiesWhenCallsComplete => true;
 

@@ -108,6 +108,12 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2024, Level = LogLevel.Information, Message = "Receiving from queue {Queue} works again after {Failures} failed receives.")]
     public static partial void ReceiveRecovered(ILogger logger, string queue, int failures);
 
+    [LoggerMessage(EventId = 2026, Level = LogLevel.Information, Message = "The message bus runs on {Transport}.")]
+    public static partial void TransportInUse(ILogger logger, string transport);
+
+    [LoggerMessage(EventId = 2025, Level = LogLevel.Debug, Message = "Message {MessageId} ({MessageType}) from queue {Queue} was handled in {DurationMs:0.0} ms; it is deleted.")]
+    public static partial void MessageHandled(ILogger logger, string messageId, string messageType, string queue, double durationMs);
+
     [LoggerMessage(EventId = 2022, Level = LogLevel.Warning, Message = "Setting the visibility of {Count} messages ({MessageIds}) in queue {Queue} to {Visibility} (a release or a retry delay) failed; they come back when their current visibility ends.")]
     public static partial void VisibilityChangeFailed(ILogger logger, int count, string messageIds, string queue, TimeSpan visibility, Exception exception);
 }

@@ -131,6 +131,11 @@ internal sealed class MessageDispatcher
                 return (DispatchOutcome.DeadLetter, envelope.Type);
             default:
                 _telemetry.Processed(queue, envelope.Type, elapsed, null);
+                if (_logger.IsEnabled(LogLevel.Debug))
+                {
+                    BusLog.MessageHandled(_logger, message.MessageId, envelope.Type, queue, elapsed.TotalMilliseconds);
+                }
+
                 return (DispatchOutcome.Done, envelope.Type);
         }
     }

@@ -34,7 +34,7 @@ public sealed class PollerOptions
     public TimeSpan? RetryDelay { get; set; }
 
     /// <summary>
-    /// Gets or sets the dead-letter queue (name on the in-memory broker, URL on AWS) where the bus moves a message whose
+    /// Gets or sets the dead-letter queue (its name, or on AWS its name or URL: a name is resolved once with GetQueueUrl, or from AwsTransportOptions.QueueUrls) where the bus moves a message whose
     /// handling ends with <see cref="HandleOutcome.DeadLetter"/>: sent there with its body and attributes, then deleted.
     /// <c>null</c> (the default): such a message is left to the queue's own redrive policy and retried until it moves.
     /// </summary>

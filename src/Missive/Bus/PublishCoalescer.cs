@@ -37,6 +37,9 @@ internal sealed class PublishCoalescer : IMessageTransport
     public bool IsReceiveCancellationSafe => _transport.IsReceiveCancellationSafe;
 
     /// <inheritdoc />
+    public string Description => _transport.Description + ", publishes coalesced";
+
+    /// <inheritdoc />
     /// <remarks>As the transport: each send's task completes when its batch call is over.</remarks>
     public bool IsDoneWithBodiesWhenCallsComplete => _transport.IsDoneWithBodiesWhenCallsComplete;
 

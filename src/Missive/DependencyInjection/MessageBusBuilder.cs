@@ -134,14 +134,14 @@ public sealed class MessageBusBuilder
 
     /// <summary>Publishes messages of type <typeparamref name="T"/> to an SQS queue.</summary>
     /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
-    /// <param name="queueName">The queue (name on the in-memory broker, URL on AWS).</param>
+    /// <param name="queueName">The queue: its name (on AWS resolved once with <c>GetQueueUrl</c>, or from <c>AwsTransportOptions.QueueUrls</c>), or on AWS its URL.</param>
     /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddSqsPublisher<T>(string queueName, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sqs, queueName, format);
 
     /// <summary>Publishes messages of type <typeparamref name="T"/> to an SNS topic.</summary>
     /// <typeparam name="T">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
-    /// <param name="topic">The topic (name on the in-memory broker, ARN on AWS).</param>
+    /// <param name="topic">The topic: its name (on AWS, a name needs its ARN in <c>AwsTransportOptions.TopicArns</c>), or its ARN.</param>
     /// <param name="format">The envelope format, or <c>null</c> for the publish format.</param>
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddSnsPublisher<T>(string topic, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.Sns, topic, format);
@@ -307,7 +307,7 @@ public sealed class MessageBusBuilder
     {
         if (string.IsNullOrEmpty(queueName))
         {
-            Problem("A queue poller has no queue: write AddQueuePoller(\"queue-name\") (a name, or a URL on AWS).");
+            Problem("A queue poller has no queue: write AddQueuePoller(\"queue-name\") (its name, or on AWS its name or URL).");
             return this;
         }
 

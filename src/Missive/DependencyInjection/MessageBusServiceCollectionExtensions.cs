@@ -100,7 +100,7 @@ public static class MessageBusServiceCollectionExtensions
         IReadOnlyList<Action<MessageTypeMap>> registrations = builder.Registrations;
         EnvelopeFormat publishFormat = builder.ExperimentalFeatures.PublishFormat;
         services.TryAddSingleton(sp => new MessageBusValidator(sp, bus, registrations, builder.HasMessageType, publishFormat, protobufWritable: builder.ExperimentalFeaturesEnabled));
-        services.AddHostedService(sp => new MessageBusStartupCheck(sp.GetRequiredService<MessageBusValidator>()));
+        services.AddHostedService(sp => new MessageBusStartupCheck(sp.GetRequiredService<MessageBusValidator>(), sp));
 
         services.TryAddSingleton(bus);
         services.TryAddSingleton(_ => MessagePump.MessageBusHealthFor(bus));

@@ -30,6 +30,9 @@ public sealed class InMemoryBroker : IMessageTransport
     /// <param name="timeProvider">The clock for visibility timeouts and timestamps; <c>null</c> for the system clock.</param>
     public InMemoryBroker(TimeProvider? timeProvider = null) => TimeProvider = timeProvider ?? TimeProvider.System;
 
+    /// <inheritdoc />
+    public string Description => $"the in-memory broker ({_queues.Count} queues, {_topics.Count} topics, {_buses.Count} event buses)";
+
     /// <summary>Gets the account id written into ARNs and events.</summary>
     public string AccountId { get; init; } = "123456789012";
 
@@ -201,12 +204,12 @@ public sealed class InMemoryBroker : IMessageTransport
         SqsRules.Validate(request.Message, request.MessageAttributes, topic.MaxMessageSize, "topic", maxAttributes: int.MaxValue); // SNS takes more than 10; raw deliveries of them are dropped below
         if (topic.Fifo && string.IsNullOrEmpty(request.MessageGroupId))
         {
-            throw new MessageTransportException($"The FIFO topic '{request.TopicArn}' needs a MessageGroupId.");
+            throw new MessageTransportException($"The FIFO topic '{request.TopicArn}' needs a MessageGroupId.") { ErrorCode = "InvalidParameter" };
         }
 
         if (topic.Fifo && request.MessageDeduplicationId is null && !topic.ContentBasedDeduplication)
         {
-            throw new MessageTransportException($"The FIFO topic '{request.TopicArn}' needs a MessageDeduplicationId (content-based deduplication is off).");
+            throw new MessageTransportException($"The FIFO topic '{request.TopicArn}' needs a MessageDeduplicationId (content-based deduplication is off): give one in PublishOptions or AddFifoIds, or create the topic with content-based deduplication.") { ErrorCode = "InvalidParameter" };
         }
 
         string messageId = Guid.NewGuid().ToString();

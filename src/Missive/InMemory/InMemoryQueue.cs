@@ -97,14 +97,14 @@ public sealed class InMemoryQueue
         {
             if (string.IsNullOrEmpty(groupId) || groupId.Length > 128)
             {
-                throw new MessageTransportException($"The FIFO queue '{Name}' needs a MessageGroupId of 1 to 128 characters.");
+                throw new MessageTransportException($"The FIFO queue '{Name}' needs a MessageGroupId of 1 to 128 characters.") { ErrorCode = "MissingParameter" };
             }
 
             if (deduplicationId is null)
             {
                 if (!Options.ContentBasedDeduplication)
                 {
-                    throw new MessageTransportException($"The FIFO queue '{Name}' needs a MessageDeduplicationId (content-based deduplication is off).");
+                    throw new MessageTransportException($"The FIFO queue '{Name}' needs a MessageDeduplicationId (content-based deduplication is off): give one in PublishOptions or AddFifoIds, or create the queue with content-based deduplication.") { ErrorCode = "InvalidParameterValue" };
                 }
 
                 deduplicationId = Convert.ToHexString(SHA256.HashData(Encoding.UTF8.GetBytes(body)));

@@ -39,6 +39,12 @@ public interface IMessageTransport
     Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default);
 
     /// <summary>
+    /// Gets what the transport is and where it sends, for the log line the bus writes when the host starts (for example
+    /// the service endpoints, the region and where the credentials come from; never a secret). By default, its type's name.
+    /// </summary>
+    string Description => GetType().Name;
+
+    /// <summary>
     /// Gets whether cancelling a <see cref="ReceiveAsync"/> loses nothing. On SQS it can: a long poll whose request is
     /// abandoned may still be given messages, which then stay invisible for their visibility timeout with nobody to
     /// handle or release them. When <c>false</c> (the default), a queue poller that stops lets the receive in flight
