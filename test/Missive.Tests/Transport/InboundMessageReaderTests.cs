@@ -205,11 +205,29 @@ public sealed class InboundMessageReaderTests
     private static string EventBridgeBody(string detail, string after = "")
         => "{\"version\":\"0\",\"id\":\"eb-1\",\"detail-type\":\"notes.text\",\"source\":\"/s\",\"time\":\"2025-11-03T14:27:09Z\",\"detail\":" + detail + after + "}";
 
-    /// <summary>A reader given no in-place reader (as the public constructor builds it), so an object detail is always skipped and then read on its own.</summary>
+    /// <summary>A reader given no in-place reader, so an object detail is always skipped and then read on its own.</summary>
     private static InboundMessageReader CreateWithoutInPlaceDetail(SerializationOptions? options = null)
     {
         MessageTypeMap map = TestSerializers.Map(options);
-        return new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map)), map.Options);
+        return new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map)), map.Options, detailReader: null);
+    }
+
+    [Fact]
+    public void ThePublicConstructor_ReadsAnEventBridgeDetailInPlace_WithTheFastSerializer_AsTheComposedReaderDoes()
+    {
+        // Built as the README shows a user building it: no detail reader given, yet the fast serializer's is used.
+        MessageTypeMap map = TestSerializers.Map();
+        var fast = new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
+        var standard = new EnvelopeSerializerProvider(new StandardJsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map));
+        var reader = new InboundMessageReader(fast, map.Options);
+
+        Assert.Same(fast.GetSerializer(EnvelopeFormat.Json), reader.DetailReader);
+        Assert.Null(new InboundMessageReader(standard, map.Options).DetailReader); // the conventional serializer reads the detail on its own
+        string body = EventBridgeBody("{\"id\":\"1\",\"source\":\"/s\",\"specversion\":\"1.0\",\"type\":\"notes.text\",\"data\":\"x\"}");
+        InboundMessage inPlace = reader.Read(new SqsMessage { Body = body });
+        InboundMessage onItsOwn = CreateWithoutInPlaceDetail().Read(new SqsMessage { Body = body });
+        Assert.Equal(((MessageEnvelope<string>)onItsOwn.Envelope!).Message, ((MessageEnvelope<string>)inPlace.Envelope!).Message);
+        Assert.Equal("eb-1", inPlace.Envelope!.EventBridgeMetadata!.EventId);
     }
 
     [Theory]
