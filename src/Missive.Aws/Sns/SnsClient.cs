@@ -89,7 +89,7 @@ internal sealed class SnsClient
             requests,
             _publishLimits,
             static entry => entry.Request.ComputeSize(),
-            static entry => entry.Request.MessageGroupId,
+            FifoRule.IsFifo(topicArn) ? static entry => entry.Request.MessageGroupId : null,
             "SNS PublishBatch",
             (list, start, end, chunk, ct) => PublishBatchCallAsync(topicArn, list, start, end, chunk, ct),
             cancellationToken).ConfigureAwait(false);

@@ -36,7 +36,7 @@ internal sealed partial class SqsClient
             requests,
             _sendLimits,
             static entry => entry.Request.ComputeSize(),
-            static entry => entry.Request.MessageGroupId,
+            FifoRule.IsFifo(url) ? static entry => entry.Request.MessageGroupId : null, // a standard queue's group ids keep no order
             "SQS SendMessageBatch",
             (list, start, end, chunk, ct) => SendBatchCallAsync(url, queue, list, start, end, chunk, ct),
             cancellationToken).ConfigureAwait(false);

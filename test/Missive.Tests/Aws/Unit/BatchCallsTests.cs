@@ -1,5 +1,8 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
 using Missive.Aws.Protocol;
 using Missive.Transport;
 
@@ -8,6 +11,73 @@ namespace Missive.Tests.Aws.Unit;
 /// <summary>The one splitter of batch calls, against the limits the services' API references state.</summary>
 public sealed class BatchCallsTests
 {
+    /// <summary>Entries (id, size, group) sent by <see cref="BatchCalls.CallEachAsync"/> with a call that fails whole the calls <paramref name="failing"/> names.</summary>
+    private static async Task<(BatchEntryResult[] Results, List<string[]> Calls)> SendAsync((string Id, long Size, string? Group)[] entries, bool fifo, params int[] failing)
+    {
+        var calls = new List<string[]>();
+        BatchEntryResult[] results = await BatchCalls.CallEachAsync(
+            entries,
+            BatchCalls.SqsSend.WithMaxEntrySize(1024 * 1024),
+            static e => e.Size,
+            fifo ? static e => e.Group : null,
+            "SQS SendMessageBatch",
+            (list, start, end, chunk, ct) =>
+            {
+                calls.Add([.. list.Skip(start).Take(end - start).Select(e => e.Id)]);
+                if (failing.Contains(calls.Count))
+                {
+                    throw new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, IsTransient = true };
+                }
+
+                for (int i = start; i < end; i++)
+                {
+                    chunk[i] = BatchEntryResult.Success(i, "m-" + list[i].Id);
+                }
+
+                return Task.CompletedTask;
+            },
+            CancellationToken.None);
+        return (results, calls);
+    }
+
+    [Fact]
+    public async Task CallEach_AnEntryTooLarge_FailsAlone_BeforeAnyCall()
+    {
+        (BatchEntryResult[] results, List<string[]> calls) = await SendAsync([("a", 100, null), ("big", (1024 * 1024) + 1, null), ("c", 100, null)], fifo: false);
+
+        Assert.Equal("EntryTooLarge", results[1].ErrorCode);
+        Assert.True(results[1].SenderFault);
+        Assert.True(results[0].Succeeded && results[2].Succeeded);
+        Assert.Equal([["a", "c"]], calls);
+        Assert.Equal([0, 1, 2], results.Select(r => r.Index));
+    }
+
+    [Fact]
+    public async Task CallEach_ACallThatFails_FailsItsOwnEntries_KeepsTheEarlierOnes_AndTheLaterCallsGoOn()
+    {
+        var entries = Enumerable.Range(0, 25).Select(i => ("e" + i, 100L, (string?)"g")).ToArray();
+
+        (BatchEntryResult[] results, List<string[]> calls) = await SendAsync(entries, fifo: false, failing: 2);
+
+        Assert.Equal(3, calls.Count); // a standard queue's group ids keep no order: the third call goes
+        Assert.All(results.Take(10), r => Assert.True(r.Succeeded));
+        Assert.All(results.Skip(10).Take(10), r => Assert.Contains("may have taken", r.ErrorMessage, StringComparison.Ordinal));
+        Assert.All(results.Skip(20), r => Assert.True(r.Succeeded));
+    }
+
+    [Fact]
+    public async Task CallEach_OnAFifoDestination_AFailedCallStopsTheLaterEntriesOfItsGroups_NotOthers()
+    {
+        (string, long, string?)[] entries = [.. Enumerable.Range(0, 10).Select(i => ("a" + i, 100L, (string?)"a")), ("a10", 100, "a"), ("b0", 100, "b")];
+
+        (BatchEntryResult[] results, List<string[]> calls) = await SendAsync(entries, fifo: true, failing: 1);
+
+        Assert.Equal(2, calls.Count);
+        Assert.Equal(["b0"], calls[1]);
+        Assert.Equal("FifoGroupFailedEarlier", results[10].ErrorCode);
+        Assert.True(results[11].Succeeded);
+    }
+
     [Fact]
     public void Calls_TakeAtMostTenEntries()
     {
