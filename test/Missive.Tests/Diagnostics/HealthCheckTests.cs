@@ -24,8 +24,6 @@ namespace Missive.Tests.Diagnostics;
 /// </summary>
 public sealed class HealthCheckTests
 {
-    private static readonly TimeSpan Patience = BusTestHost.Patience;
-
     [Fact]
     public async Task APoller_IsReportedInEachState_AndAFailureNoRetryClears_IsLoggedOnce()
     {
@@ -43,7 +41,7 @@ public sealed class HealthCheckTests
 
         transport.Failure = Persistent;
         await host.StartAsync();
-        await AdvanceUntil(clock, () => transport.Receives >= 4, TimeSpan.FromSeconds(30)); // the longest interval between them
+        await clock.AdvanceUntil(() => transport.Receives >= 4, limit: TimeSpan.FromSeconds(30)); // the longest interval between them
         HealthReport failing = await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.ReadyTag));
         HealthReportEntry poller = failing.Entries["missive-poller-billing"];
         Assert.Equal(HealthStatus.Unhealthy, poller.Status);
@@ -53,18 +51,18 @@ public sealed class HealthCheckTests
         Assert.DoesNotContain(logs.Entries, e => e.EventId == 2007);
 
         transport.Failure = null; // an operator fixed it
-        await AdvanceUntil(clock, () => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.Running, TimeSpan.FromSeconds(30));
+        await clock.AdvanceUntil(() => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.Running, limit: TimeSpan.FromSeconds(30));
         Assert.Equal(HealthStatus.Healthy, (await health.CheckHealthAsync()).Entries["missive-poller-billing"].Status);
         Assert.Contains(logs.Entries, e => e.EventId == 2024 && e.Level == LogLevel.Information);
 
         transport.Failure = Transient;
-        await AdvanceUntil(clock, () => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.FailingTransiently, TimeSpan.FromSeconds(2));
+        await clock.AdvanceUntil(() => host.Services.GetRequiredService<MessageBusHealth>().Pollers[0].State == PollerState.FailingTransiently, limit: TimeSpan.FromSeconds(2));
         Assert.Equal(HealthStatus.Degraded, (await health.CheckHealthAsync()).Entries["missive-poller-billing"].Status);
         Assert.Contains(logs.Entries, e => e.EventId == 2007 && e.Level == LogLevel.Warning);
 
         transport.Failure = null;
         Task stopped = host.StopAsync();
-        await AdvanceUntil(clock, () => stopped.IsCompleted, TimeSpan.FromMinutes(5));
+        await clock.AdvanceUntil(() => stopped.IsCompleted, limit: TimeSpan.FromMinutes(5));
         HealthReportEntry after = (await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.LiveTag))).Entries["missive-poller-billing"];
         Assert.Equal(HealthStatus.Unhealthy, after.Status);
         Assert.Equal("Stopped", after.Data["state"]);
@@ -142,19 +140,6 @@ public sealed class HealthCheckTests
             }));
         builder.Services.AddHealthChecks().AddMessageBusChecks();
         return builder.Build();
-    }
-
-    private static async Task AdvanceUntil(FakeTimeProvider clock, Func<bool> condition, TimeSpan limit)
-    {
-        DateTimeOffset start = clock.GetUtcNow();
-        var watch = System.Diagnostics.Stopwatch.StartNew();
-        while (!condition())
-        {
-            Assert.True(watch.Elapsed < Patience, "condition not met in time");
-            Assert.True(clock.GetUtcNow() - start <= limit, $"condition not met within {limit} of the fake clock");
-            clock.Advance(TimeSpan.FromMilliseconds(50));
-            await Task.Delay(2);
-        }
     }
 
     public sealed class NoOpHandler : IMessageHandler<Order>

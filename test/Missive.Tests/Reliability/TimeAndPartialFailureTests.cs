@@ -197,7 +197,7 @@ public sealed class TimeAndPartialFailureTests
         }
 
         await host.StartAsync();
-        await AdvanceUntil(clock, () => handled.Count == 5 && broker.GetQueue("work").Count == 0);
+        await clock.AdvanceUntil(() => handled.Count == 5 && broker.GetQueue("work").Count == 0);
         IHostApplicationLifetime lifetime = host.Services.GetRequiredService<IHostApplicationLifetime>();
         Assert.False(lifetime.ApplicationStopping.IsCancellationRequested);
         Assert.True(transport.Receives >= 2);
@@ -232,7 +232,7 @@ public sealed class TimeAndPartialFailureTests
         transport.Release.SetResult(); // the extension lands after the delay, setting 8 s
         await transport.WaitForChangesAsync(TimeSpan.FromSeconds(2), 2); // and the delay is made again
 
-        await AdvanceUntil(clock, () => script.StartCount >= 2, limit: TimeSpan.FromSeconds(3));
+        await clock.AdvanceUntil(() => script.StartCount >= 2, limit: TimeSpan.FromSeconds(3));
         Assert.InRange(clock.GetUtcNow() - transport.ExtensionAt, TimeSpan.FromSeconds(2), TimeSpan.FromSeconds(3)); // back after 2 s, not 8
         script.Done.SetResult();
         await StopAsync(host, clock);
@@ -263,7 +263,7 @@ public sealed class TimeAndPartialFailureTests
         clock.Advance(TimeSpan.FromSeconds(0.75)); // its deadline: abandoned, and tried again at once
         await transport.WaitForChangesAsync(TimeSpan.FromSeconds(6), 1);
 
-        await AdvanceUntil(clock, () => script.Completed == 1 && broker.GetQueue("work").Count == 0, step: TimeSpan.FromMilliseconds(250));
+        await clock.AdvanceUntil(() => script.Completed == 1 && broker.GetQueue("work").Count == 0, step: TimeSpan.FromMilliseconds(250));
         Assert.Equal(1, script.StartCount); // never delivered again while its handler ran
         await StopAsync(host, clock);
     }
@@ -287,22 +287,8 @@ public sealed class TimeAndPartialFailureTests
     private static async Task StopAsync(IHost host, FakeTimeProvider clock)
     {
         Task stopped = host.StopAsync();
-        await AdvanceUntil(clock, () => stopped.IsCompleted);
+        await clock.AdvanceUntil(() => stopped.IsCompleted);
         await stopped;
-    }
-
-    /// <summary>Advances the fake clock in steps, letting the bus's continuations run between them, until <paramref name="condition"/> holds.</summary>
-    private static async Task AdvanceUntil(FakeTimeProvider clock, Func<bool> condition, TimeSpan? step = null, TimeSpan? limit = null)
-    {
-        DateTimeOffset start = clock.GetUtcNow();
-        var watch = System.Diagnostics.Stopwatch.StartNew();
-        while (!condition())
-        {
-            Assert.True(watch.Elapsed < Patience, "condition not met in time");
-            Assert.True(limit is null || clock.GetUtcNow() - start <= limit, $"condition not met within {limit} of the fake clock");
-            clock.Advance(step ?? TimeSpan.FromMilliseconds(50));
-            await Task.Delay(2); // lets the thread pool run what the step set going
-        }
     }
 
     private static AwsTransport AwsOver(HttpMessageHandler endpoint)
