@@ -17,8 +17,8 @@ namespace Missive.ConcurrencyTests;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>A visibility change may answer at once, stall until its caller gives up (never twice in a row, so a
-/// heartbeat that tries again at once keeps its messages), or land half a second late (taking effect then).</item>
+/// <item>A visibility change may answer at once, stall until its caller gives up (once per receipt, so a heartbeat
+/// that tries again at once keeps its messages), or land half a second late (taking effect then).</item>
 /// <item>A delete may fail whole (the messages come back: at least once).</item>
 /// <item>Every delivery checks that the message's handler is not running (it may not be delivered again within the
 /// heartbeat's reach); the changes applied to each receipt are kept, to check that no release or retry delay was
@@ -31,7 +31,7 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
     private readonly Generator _random = Generator.Create();
     private readonly List<Stored> _messages = [];
     private readonly List<Change> _changes = [];
-    private bool _lastStalled;
+    private readonly HashSet<string> _stalled = new(StringComparer.Ordinal);
     private int _receipts;
 
     public bool IsReceiveCancellationSafe => true;
@@ -86,13 +86,22 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
 
         await Task.Yield();
         int fault = _random.NextInteger(3);
-        if (fault == 1 && !_lastStalled)
+        bool stall;
+        lock (_gate)
         {
-            _lastStalled = true;
+            // A receipt's change stalls once at most: a heartbeat that tries again at once keeps its message.
+            stall = fault == 1 && !receiptHandles.Any(_stalled.Contains);
+            if (stall)
+            {
+                _stalled.UnionWith(receiptHandles);
+            }
+        }
+
+        if (stall)
+        {
             await ClockDelay.WaitAsync(clock, Timeout.InfiniteTimeSpan, cancellationToken); // until its caller gives up
         }
 
-        _lastStalled = false;
         if (fault == 2)
         {
             await ClockDelay.WaitAsync(clock, TimeSpan.FromMilliseconds(500), CancellationToken.None); // lands late, and takes effect then
@@ -186,6 +195,10 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
 
     public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw new NotSupportedException("the pump changes visibility in batches");
 
+    /// <summary>A message's receives and visibility changes, for an assertion's message. Under the lock.</summary>
+    private string History(Stored message)
+        => string.Join("; ", message.Receipts.Select(r => $"{r.Receipt} received {r.At:ss.fff}: " + string.Join(", ", _changes.Where(c => c.Receipt == r.Receipt).Select(c => $"{(c.Extension ? "extend" : "release")} {(c.Applied is null ? "asked" : "applied")} {c.Requested:ss.fff}/{c.Applied:ss.fff}"))));
+
     private List<SqsMessage> Take(int max)
     {
         lock (_gate)
@@ -210,8 +223,13 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
                     continue;
                 }
 
-                Specification.Assert(!handlerRunning(message.Id), $"{message.Id} was delivered again while its handler was running");
+                if (handlerRunning(message.Id))
+                {
+                    Specification.Assert(false, $"{message.Id} was delivered again while its handler was running, at {now:ss.fff}; its receipts' changes: {History(message)}");
+                }
+
                 message.Receipt = "receipt-" + (++_receipts).ToString(CultureInfo.InvariantCulture);
+                message.Receipts.Add((message.Receipt, now));
                 message.VisibleAt = now + visibilityTimeout;
                 message.Receives++;
                 var system = new Dictionary<string, string>(StringComparer.Ordinal)
@@ -248,6 +266,9 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         public int Receives { get; set; }
 
         public bool Deleted { get; set; }
+
+        /// <summary>Gets each receipt the message was given, and when.</summary>
+        public List<(string Receipt, DateTimeOffset At)> Receipts { get; } = [];
     }
 
     /// <summary>A visibility change of a receipt: requested when its call was made; applied when (if) it took effect.</summary>

@@ -99,6 +99,7 @@ internal sealed class PollerRun : IDisposable
 
                 IReadOnlyList<SqsMessage> messages;
                 long started = Stopwatch.GetTimestamp();
+                DateTimeOffset requestedAt = _timeProvider.GetUtcNow(); // the messages' visibility starts no earlier
                 try
                 {
                     using var deadline = new CancellationTokenSource(_options.WaitTime + ReceiveDeadline, _timeProvider);
@@ -155,7 +156,7 @@ internal sealed class PollerRun : IDisposable
                     break;
                 }
 
-                Accept(messages);
+                Accept(messages, requestedAt);
                 Pump();
             }
         }
@@ -243,11 +244,11 @@ internal sealed class PollerRun : IDisposable
     }
 
     /// <summary>Holds received messages (the heartbeat keeps them invisible) and queues them: FIFO ones behind their group's.</summary>
-    private void Accept(IReadOnlyList<SqsMessage> messages)
+    private void Accept(IReadOnlyList<SqsMessage> messages, DateTimeOffset requestedAt)
     {
         for (int i = 0; i < messages.Count; i++)
         {
-            _heartbeat.Hold(messages[i]);
+            _heartbeat.Hold(messages[i], requestedAt);
         }
 
         lock (_gate)

@@ -79,10 +79,15 @@ internal sealed class VisibilityHeartbeat : IDisposable
         }
     }
 
-    /// <summary>Starts keeping a received message invisible (its visibility timeout started when it was received).</summary>
-    public void Hold(SqsMessage message)
+    /// <summary>Starts keeping a received message invisible.</summary>
+    /// <param name="message">The message.</param>
+    /// <param name="requestedAt">
+    /// When the receive that got it was asked for, or <c>null</c> for now: its visibility timeout started no earlier, so
+    /// counting from there never extends too late, however long the answer took to be taken in.
+    /// </param>
+    public void Hold(SqsMessage message, DateTimeOffset? requestedAt = null)
     {
-        DateTimeOffset visibleAt = _timeProvider.GetUtcNow() + _visibilityTimeout;
+        DateTimeOffset visibleAt = (requestedAt ?? _timeProvider.GetUtcNow()) + _visibilityTimeout;
         lock (_gate)
         {
             _messages[message.ReceiptHandle] = new Entry(message, visibleAt, Lost: false);
