@@ -112,6 +112,12 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
     internal AwsRetryStrategy Retry { get; }
 
+    internal SqsClient Sqs => _sqs;
+
+    internal SnsClient Sns => _sns;
+
+    internal EventBridgeClient EventBridge => _eventBridge;
+
     /// <inheritdoc />
     public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region}, SQS {SqsEndpoint}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint}, credentials from {CredentialSource}";
 

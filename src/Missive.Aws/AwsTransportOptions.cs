@@ -70,6 +70,25 @@ public sealed class AwsTransportOptions
     public bool VerifyMessageDigests { get; set; } = true;
 
     /// <summary>
+    /// Gets or sets whether the host, when it starts, asks AWS about every queue, topic and event bus the bus uses, and
+    /// fails to start when one is missing or does not fit. Default <c>false</c>.
+    /// </summary>
+    /// <remarks>
+    /// <list type="bullet">
+    /// <item>Queues (polled, dead-letter and published to): the URL resolved (<c>GetQueueUrl</c>, needs
+    /// <c>sqs:GetQueueUrl</c>) and the FIFO attributes read (<c>GetQueueAttributes</c>, needs <c>sqs:GetQueueAttributes</c>).</item>
+    /// <item>Topics: <c>GetTopicAttributes</c> (needs <c>sns:GetTopicAttributes</c>). Event buses: <c>DescribeEventBus</c>
+    /// (needs <c>events:DescribeEventBus</c>).</item>
+    /// <item>A FIFO queue or topic without content-based deduplication, for a type whose <c>AddFifoIds</c> gives no
+    /// deduplication id, is a problem: every publish would be refused.</item>
+    /// <item>A call that fails (after the usual retries) is a problem with the error's hint; the problems are lines of
+    /// one <see cref="MessageBusConfigurationException"/>. The calls run together, each within the usual
+    /// <see cref="AttemptTimeout"/> and <see cref="MaxAttempts"/>. Without a generic host the check does not run.</item>
+    /// </list>
+    /// </remarks>
+    public bool VerifyResourcesAtStartup { get; set; }
+
+    /// <summary>
     /// Gets or sets the largest SQS message, body and message attributes in UTF-8 bytes, that a batch send puts in a
     /// call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call, and the others are sent. Default 1 MiB,
     /// SQS's limit since August 2025; lower it for a partition or an endpoint that takes less.

@@ -23,6 +23,7 @@ internal static class AwsTransportOptionsBinder
         options.MaxBackoff = Parse(section, nameof(AwsTransportOptions.MaxBackoff), static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), options.MaxBackoff);
         options.AttemptTimeout = Parse(section, nameof(AwsTransportOptions.AttemptTimeout), static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), options.AttemptTimeout);
         options.VerifyMessageDigests = Parse(section, nameof(AwsTransportOptions.VerifyMessageDigests), static t => bool.Parse(t), options.VerifyMessageDigests);
+        options.VerifyResourcesAtStartup = Parse(section, nameof(AwsTransportOptions.VerifyResourcesAtStartup), static t => bool.Parse(t), options.VerifyResourcesAtStartup);
         foreach (IConfigurationSection queue in section.GetSection(nameof(AwsTransportOptions.QueueUrls)).GetChildren())
         {
             options.QueueUrls[queue.Key] = Url(queue.Path, queue.Value) ?? throw Invalid(queue.Path, "an absolute URL");

@@ -68,6 +68,7 @@ public static class MessageBusBuilderAwsExtensions
         }
 
         services.AddSingleton<IMessageBusConfigurationCheck>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
+        services.AddSingleton<IMessageBusResourceCheck>(sp => new AwsResourceCheck(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, sp.GetRequiredService<AwsTransport>));
         services.TryAddSingleton(TimeProvider.System);
         services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable));
         // IHttpClientFactory logs four lines at Information for every call; the transport's clients are quiet below

@@ -30,6 +30,13 @@ internal sealed class EventBridgeClient
         _putEventsLimits = putEventsLimits;
     }
 
+    /// <summary>Asks whether an event bus exists (<c>DescribeEventBus</c>, by name or ARN); fails when it does not.</summary>
+    public async Task DescribeEventBusAsync(string eventBus, CancellationToken cancellationToken)
+    {
+        using PooledBufferWriter body = AwsJson.Write(eventBus, static (w, name) => w.WriteString("Name", name));
+        using AwsResponse answer = await _service.PostAsync("DescribeEventBus", ContentType, "AWSEvents.DescribeEventBus", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: $"event bus '{eventBus}'").ConfigureAwait(false);
+    }
+
     /// <summary>Puts one event; a transient entry failure (throttling, an internal failure) is retried like a failed call.</summary>
     /// <exception cref="MessageTransportException">The call or the entry failed for good.</exception>
     public async Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken)

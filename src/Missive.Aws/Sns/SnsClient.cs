@@ -36,12 +36,12 @@ internal sealed class SnsClient
         _topicArns = topicArns;
     }
 
-    /// <summary>Gets a topic's ARN: an ARN as given, or the configured ARN of a name.</summary>
-    /// <exception cref="MessageTransportException">A name with no configured ARN.</exception>
     /// <summary>A topic as configured and as resolved, for errors.</summary>
     private static string Describe(string configured, string arn)
         => string.Equals(configured, arn, StringComparison.Ordinal) ? $"topic {arn}" : $"topic '{configured}' ({arn})";
 
+    /// <summary>Gets a topic's ARN: an ARN as given, or the configured ARN of a name.</summary>
+    /// <exception cref="MessageTransportException">A name with no configured ARN.</exception>
     public string GetTopicArn(string topic)
     {
         ArgumentException.ThrowIfNullOrEmpty(topic);
@@ -56,6 +56,42 @@ internal sealed class SnsClient
             {
                 ErrorCode = "TopicArnNotConfigured",
             };
+    }
+
+    /// <summary>Reads whether a topic is FIFO and deduplicates by content (<c>GetTopicAttributes</c>); fails when it does not exist.</summary>
+    public async Task<(bool Fifo, bool ContentBasedDeduplication)> GetFifoAttributesAsync(string topic, CancellationToken cancellationToken)
+    {
+        using var form = new QueryForm("GetTopicAttributes", ApiVersion);
+        string topicArn = GetTopicArn(topic);
+        form.Add("TopicArn", topicArn);
+        using AwsResponse response = await _service.PostAsync("GetTopicAttributes", ContentType, null, form.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, cancellationToken, resource: Describe(topic, topicArn)).ConfigureAwait(false);
+        var read = new AttributeRead();
+        ReadXml(response, "GetTopicAttributes", ref read, static (ref XmlScan scan, ref AttributeRead read) =>
+        {
+            if (scan.LocalName.SequenceEqual("key"u8))
+            {
+                read.Key = scan.ReadText();
+                return true;
+            }
+
+            if (scan.LocalName.SequenceEqual("value"u8))
+            {
+                string? value = scan.ReadText();
+                if (read.Key == "FifoTopic")
+                {
+                    read.Fifo = value == "true";
+                }
+                else if (read.Key == "ContentBasedDeduplication")
+                {
+                    read.ContentBasedDeduplication = value == "true";
+                }
+
+                return true;
+            }
+
+            return false;
+        });
+        return (read.Fifo, read.ContentBasedDeduplication);
     }
 
     public async Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken)
@@ -216,6 +252,14 @@ internal sealed class SnsClient
         {
             throw AwsJson.Malformed($"SNS {operation}", "a body that is not XML (or not UTF-8)", response.RequestId, e);
         }
+    }
+
+    /// <summary>The FIFO attributes of a <c>GetTopicAttributes</c> answer, read from its key and value pairs.</summary>
+    private struct AttributeRead
+    {
+        public string? Key;
+        public bool Fifo;
+        public bool ContentBasedDeduplication;
     }
 
     /// <summary>What a PublishBatch answer's reading has reached: the list it is in, the member being read, the entries answered.</summary>

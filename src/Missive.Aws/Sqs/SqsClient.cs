@@ -55,6 +55,27 @@ internal sealed partial class SqsClient
         return _queueUrls.GetOrAdd(queue, static (name, self) => self.LookUpQueueUrlAsync(name), this).WaitAsync(cancellationToken);
     }
 
+    /// <summary>Reads whether a queue is FIFO and deduplicates by content (<c>GetQueueAttributes</c>), resolving its URL first.</summary>
+    public async Task<(bool Fifo, bool ContentBasedDeduplication)> GetFifoAttributesAsync(string queue, CancellationToken cancellationToken)
+    {
+        string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        using PooledBufferWriter body = AwsJson.Write(url, static (w, url) =>
+        {
+            w.WriteString("QueueUrl", url);
+            w.WriteStartArray("AttributeNames");
+            w.WriteStringValue("FifoQueue");
+            w.WriteStringValue("ContentBasedDeduplication");
+            w.WriteEndArray();
+        });
+        using JsonDocument answer = await PostAsync("GetQueueAttributes", body.WrittenMemory, queue, cancellationToken).ConfigureAwait(false);
+        if (!answer.RootElement.TryGetProperty("Attributes", out JsonElement attributes) || attributes.ValueKind != JsonValueKind.Object)
+        {
+            return (false, false); // a standard queue answers neither attribute (and may answer no map at all)
+        }
+
+        return (AwsJson.String(attributes, "FifoQueue") == "true", AwsJson.String(attributes, "ContentBasedDeduplication") == "true");
+    }
+
     private async Task<string> LookUpQueueUrlAsync(string queueName)
     {
         try

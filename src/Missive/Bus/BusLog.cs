@@ -84,8 +84,8 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2015, Level = LogLevel.Warning, Message = "Queue pollers are configured for {Queues}, but no generic host is running in this service provider: the pump runs as a hosted service, so the handlers will never run. Build the services with Host.CreateApplicationBuilder() (or another IHost) and start the host.")]
     public static partial void PollersWithoutHost(ILogger logger, string queues);
 
-    [LoggerMessage(EventId = 2016, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) has an envelope type that no AddMessageType registers. It stays in the queue, to be retried and finally dead-lettered; register the type, or add AddFallbackHandler to decide what becomes of such messages.")]
-    public static partial void UnknownMessageType(ILogger logger, string messageId, string queue, int receiveCount, Exception exception);
+    [LoggerMessage(EventId = 2016, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) has the envelope type {MessageType}, which no AddMessageType registers. It stays in the queue, to be retried and finally dead-lettered; register the type, or add AddFallbackHandler to decide what becomes of such messages.")]
+    public static partial void UnknownMessageType(ILogger logger, string messageId, string queue, int receiveCount, string? messageType, Exception exception);
 
     [LoggerMessage(EventId = 2017, Level = LogLevel.Information, Message = "Message {MessageId} ({MessageType}) from queue {Queue} (receive {ReceiveCount}) is left to be received again, as its handling decided.")]
     public static partial void RetryChosen(ILogger logger, string messageId, string messageType, string queue, int receiveCount);

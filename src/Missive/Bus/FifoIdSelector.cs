@@ -5,6 +5,8 @@ namespace Missive.Bus;
 /// <summary>Gets the FIFO message group id (and optionally the deduplication id) of a message from the message itself; see <see cref="FifoIdSelector{T}"/>.</summary>
 internal abstract class FifoIdSelector
 {
+    /// <summary>Gets whether every message gets a deduplication id (else the destination must deduplicate by content).</summary>
+    public abstract bool HasDeduplicationIds { get; }
 }
 
 /// <summary>The selectors of one message type.</summary>
@@ -18,6 +20,8 @@ internal sealed class FifoIdSelector<T> : FifoIdSelector
         _groupId = groupId;
         _deduplicationId = deduplicationId;
     }
+
+    public override bool HasDeduplicationIds => _deduplicationId is not null;
 
     public string GroupId(T message) => _groupId(message);
 

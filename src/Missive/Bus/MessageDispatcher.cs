@@ -51,7 +51,7 @@ internal sealed class MessageDispatcher
             RecordSize(queue, message, null);
             if (e.Reason == InvalidEnvelopeReason.UnknownMessageType)
             {
-                BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e);
+                BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e.UnknownType, e);
             }
             else
             {

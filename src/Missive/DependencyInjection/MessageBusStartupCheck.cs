@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
@@ -12,11 +13,12 @@ namespace Missive;
 /// <summary>
 /// Checks the bus's configuration when the host starts, before any hosted service's <c>StartAsync</c>
 /// (<see cref="IHostedLifecycleService.StartingAsync"/>), so that a host whose code resolves the bus only later still
-/// fails at startup, with every problem listed.
+/// fails at startup, with every problem listed; then, when the configuration is right, the resources the service holds
+/// (each <see cref="IMessageBusResourceCheck"/>, the transport's opt-in).
 /// </summary>
 internal sealed class MessageBusStartupCheck(MessageBusValidator validator, IServiceProvider services) : IHostedLifecycleService
 {
-    public Task StartingAsync(CancellationToken cancellationToken)
+    public async Task StartingAsync(CancellationToken cancellationToken)
     {
         validator.EnsureValid();
         if (services.GetService<IMessageTransport>() is { } transport && services.GetService<ILogger<MessageBusStartupCheck>>() is { } logger)
@@ -24,7 +26,25 @@ internal sealed class MessageBusStartupCheck(MessageBusValidator validator, ISer
             BusLog.TransportInUse(logger, transport.Description);
         }
 
-        return Task.CompletedTask;
+        var problems = new List<string>();
+        MessageBusDescription? description = null;
+        foreach (IMessageBusResourceCheck check in services.GetServices<IMessageBusResourceCheck>())
+        {
+            description ??= validator.Describe();
+            try
+            {
+                await check.CheckAsync(description, problems, cancellationToken).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is not OperationCanceledException || !cancellationToken.IsCancellationRequested)
+            {
+                problems.Add($"The resource check {check.GetType().Name} failed: {e.GetType().Name}: {e.Message}");
+            }
+        }
+
+        if (problems.Count > 0)
+        {
+            throw new MessageBusConfigurationException(problems);
+        }
     }
 
     public Task StartAsync(CancellationToken cancellationToken) => Task.CompletedTask;

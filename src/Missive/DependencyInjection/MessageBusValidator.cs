@@ -91,7 +91,7 @@ internal sealed class MessageBusValidator
         CheckSerialization(problems);
         CheckRoutesAndHandlers(problems);
         CheckTransport(problems);
-        var description = new MessageBusDescription(_services, Destinations(), PolledQueues());
+        MessageBusDescription description = Describe();
         foreach (IMessageBusConfigurationCheck check in _services.GetServices<IMessageBusConfigurationCheck>())
         {
             try
@@ -247,6 +247,10 @@ internal sealed class MessageBusValidator
             {
                 problems.Add($"{route.MessageType.FullName} is published to the {what} '{route.Target}', which the in-memory broker does not have: add {create} in UseInMemoryBroker(broker => …).");
             }
+            else if (route.IsFifo && !HasDeduplicationIds(route) && broker.DeduplicatesByContent(route.Kind, route.Target) == false)
+            {
+                problems.Add(FifoWithoutDeduplication(route.MessageType, what, route.Target));
+            }
         }
 
         foreach ((string queue, PollerOptions options) in _bus.Pollers)
@@ -268,32 +272,46 @@ internal sealed class MessageBusValidator
         }
     }
 
-    private List<MessageBusDestination> Destinations()
+    /// <summary>What the bus was configured with, for the transports' and the application's checks.</summary>
+    public MessageBusDescription Describe()
     {
         var destinations = new List<MessageBusDestination>(_bus.Routes.Count);
         foreach (MessageRoute route in _bus.Routes.Values)
         {
-            destinations.Add(new MessageBusDestination(route.MessageType, route.Kind switch
+            MessageBusDestinationKind kind = route.Kind switch
             {
                 RouteKind.Sqs => MessageBusDestinationKind.Queue,
                 RouteKind.Sns => MessageBusDestinationKind.Topic,
                 _ => MessageBusDestinationKind.EventBus,
-            }, route.Target));
+            };
+            destinations.Add(new MessageBusDestination(route.MessageType, kind, route.Target) { HasDeduplicationIds = HasDeduplicationIds(route) });
         }
 
-        return destinations;
-    }
-
-    private List<string> PolledQueues()
-    {
         var queues = new List<string>(_bus.Pollers.Count);
-        foreach ((string queue, PollerOptions _) in _bus.Pollers)
+        var deadLetterQueues = new List<string>();
+        foreach ((string queue, PollerOptions options) in _bus.Pollers)
         {
             queues.Add(queue);
+            if (options.DeadLetterQueue is { } deadLetters && !deadLetterQueues.Contains(deadLetters))
+            {
+                deadLetterQueues.Add(deadLetters);
+            }
         }
 
-        return queues;
+        if (_services.GetService<SqsEventProcessorOptions>()?.DeadLetterQueue is { } lambdaDeadLetters && !deadLetterQueues.Contains(lambdaDeadLetters))
+        {
+            deadLetterQueues.Add(lambdaDeadLetters);
+        }
+
+        return new MessageBusDescription(_services, destinations, queues, deadLetterQueues);
     }
+
+    /// <summary>The problem of a FIFO destination that deduplicates only by id, for a type published without ids.</summary>
+    internal static string FifoWithoutDeduplication(Type messageType, string what, string destination)
+        => $"{messageType.FullName} is published to the FIFO {what} '{destination}', which does not deduplicate by content, and AddFifoIds<{messageType.Name}> gives no deduplication id: every publish would be refused. Give one (AddFifoIds<{messageType.Name}>(m => groupId, m => deduplicationId); PublishOptions.MessageDeduplicationId still wins when set), or turn on the {what}'s content-based deduplication.";
+
+    private bool HasDeduplicationIds(MessageRoute route)
+        => _bus.FifoIds.TryGetValue(route.MessageType, out FifoIdSelector? selector) && selector.HasDeduplicationIds;
 
     /// <summary>The problems in the order found, each once (a transport's own check and its creation may say the same).</summary>
     private sealed class UniqueList : ICollection<string>

@@ -45,4 +45,7 @@ public sealed class InvalidEnvelopeException : MissiveException
     /// a second time for the same message.
     /// </summary>
     internal bool DataReadFailed { get; set; }
+
+    /// <summary>Gets the envelope's 'type' that no registration names (<see cref="InvalidEnvelopeReason.UnknownMessageType"/>), for logs: metadata, never content.</summary>
+    internal string? UnknownType { get; set; }
 }

@@ -138,13 +138,17 @@ internal static class ThrowHelper
 
     [DoesNotReturn]
     public static void ThrowUnknownMessageType(string? type, long position)
-        => ThrowInvalidEnvelope(
+    {
+        InvalidEnvelopeException error = Create(
             InvalidEnvelopeReason.UnknownMessageType,
             type is not null
                 ? $"The envelope's 'type' attribute ('{type}') names no registered message type" // metadata, not content: always named
                 : "The envelope's 'type' attribute names no registered message type",
             position,
             CloudEventAttributeNames.Type);
+        error.UnknownType = type;
+        throw error;
+    }
 
     /// <summary>Rejects an attribute value longer than the configured limit (UTF-8 bytes).</summary>
     public static void CheckAttributeLength(long byteLength, int limit, string attribute, long position)

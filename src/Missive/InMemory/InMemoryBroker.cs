@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
+using Missive.Bus;
 using Missive.Transport;
 
 namespace Missive.InMemory;
@@ -121,6 +122,14 @@ public sealed class InMemoryBroker : IMessageTransport
 
     /// <summary>Whether a topic of that name (or ARN) exists.</summary>
     internal bool HasTopic(string nameOrArn) => _topics.ContainsKey(TopicName(nameOrArn));
+
+    /// <summary>Whether an existing queue or topic deduplicates FIFO messages by content (<c>null</c> when it does not exist).</summary>
+    internal bool? DeduplicatesByContent(RouteKind kind, string target) => kind switch
+    {
+        RouteKind.Sqs => _queues.TryGetValue(target, out InMemoryQueue? queue) ? queue.Options.ContentBasedDeduplication : null,
+        RouteKind.Sns => _topics.TryGetValue(TopicName(target), out Topic? topic) ? topic.ContentBasedDeduplication : null,
+        _ => null,
+    };
 
     /// <summary>Whether an event bus of that name exists.</summary>
     internal bool HasEventBus(string name) => _buses.ContainsKey(name);

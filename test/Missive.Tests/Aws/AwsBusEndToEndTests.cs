@@ -145,6 +145,41 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
     }
 
     [EmulatorFact]
+    public async Task VerifyResourcesAtStartup_AsksTheEmulator_AndListsWhatIsMissingOrDoesNotFit()
+    {
+        string fifo = AwsTransportSqsTests.NewName("verify") + ".fifo";
+        string missing = AwsTransportSqsTests.NewName("verify-missing");
+        string polled = AwsTransportSqsTests.NewName("verify-polled");
+        string topic = AwsTransportSqsTests.NewName("verify-topic");
+        await Emulator.CreateQueueAsync(fifo, new Dictionary<string, string> { ["FifoQueue"] = "true" });
+        await Emulator.CreateQueueAsync(polled);
+        string topicArn = await Emulator.CreateTopicAsync(topic);
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .AddMessageType<Infrastructure.Node>("test.node")
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddSqsPublisher<Order>(fifo)
+            .AddFifoIds<Order>(order => order.OrderId)
+            .AddSnsPublisher<Infrastructure.Node>(topicArn)
+            .AddQueuePoller(polled, o => o.DeadLetterQueue = missing)
+            .UseAws(o =>
+            {
+                Emulator.Apply(o);
+                o.VerifyResourcesAtStartup = true;
+            }));
+        using IHost host = builder.Build();
+
+        var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
+
+        Assert.Equal(2, error.Problems.Count);
+        Assert.StartsWith($"The queue '{missing}' could not be verified: SQS GetQueueUrl on queue '{missing}' failed", error.Problems[0], StringComparison.Ordinal);
+        Assert.Contains($"is published to the FIFO queue '{fifo}', which AWS says does not deduplicate by content", error.Problems[1], StringComparison.Ordinal);
+        Assert.Contains(await Emulator.RequestsAsync(), r => r.Body.Contains("Action=GetTopicAttributes", StringComparison.Ordinal)); // the topic was asked about, and exists
+    }
+
+    [EmulatorFact]
     public async Task SlowHandler_OnSqs_KeepsItsMessageInvisibleWithHeartbeats()
     {
         string queue = AwsTransportSqsTests.NewName("bus-heartbeat");

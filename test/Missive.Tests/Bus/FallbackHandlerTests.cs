@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Concurrent;
+using System.Collections.Generic;
 using System.Linq;
 using System.Text;
 using System.Text.Json;
@@ -67,13 +68,17 @@ public sealed class FallbackHandlerTests
         await broker.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = LegacyEnvelope() });
         await host.StartAsync();
 
-        await BusTestHost.WaitUntil(() => log.Messages.Count(m => m.Contains("no AddMessageType registers", StringComparison.Ordinal)) >= 2);
+        await BusTestHost.WaitUntil(() => log.Messages.Count(m => m.Contains("which no AddMessageType registers", StringComparison.Ordinal)) >= 2);
         await host.StopAsync();
 
         Assert.Equal(1, broker.GetQueue("orders").Count);
-        string line = log.Messages.First(m => m.Contains("no AddMessageType registers", StringComparison.Ordinal));
+        string line = log.Messages.First(m => m.Contains("which no AddMessageType registers", StringComparison.Ordinal));
         Assert.Contains("AddFallbackHandler", line, StringComparison.Ordinal);
         Assert.Contains("(receive 1)", line, StringComparison.Ordinal);
+        Assert.Contains("legacy.order", line, StringComparison.Ordinal);
+        IReadOnlyDictionary<string, object?> fields = log.Fields.First(f => f.EventId == 2016).Fields;
+        Assert.Equal("legacy.order", fields["MessageType"]); // a field of its own, for a dashboard to group by
+        Assert.Equal("orders", fields["Queue"]);
     }
 
     [Fact]

@@ -64,6 +64,50 @@ public sealed class FifoIdsTests
         Assert.Contains("AddFifoIds<Order>", error.Message, StringComparison.Ordinal);
     }
 
+    [Theory]
+    [InlineData("sqs", false, false, true)]
+    [InlineData("sns", false, false, true)]
+    [InlineData("sqs", true, false, false)] // the queue deduplicates by content
+    [InlineData("sns", true, false, false)]
+    [InlineData("sqs", false, true, false)] // AddFifoIds gives deduplication ids
+    public async Task AFifoDestinationThatDeduplicatesOnlyById_ForATypeWithoutIds_IsAStartupError(string route, bool contentBased, bool ids, bool refused)
+    {
+        using IHost host = BusTestHost.Build(
+            b =>
+            {
+                b.CreateQueue("payments.fifo", o =>
+                {
+                    o.Fifo = true;
+                    o.ContentBasedDeduplication = contentBased;
+                });
+                b.CreateTopic("payments-topic.fifo", contentBasedDeduplication: contentBased);
+            },
+            bus =>
+            {
+                _ = route == "sqs" ? bus.AddSqsPublisher<Order>("payments.fifo") : bus.AddSnsPublisher<Order>("payments-topic.fifo");
+                _ = ids ? bus.AddFifoIds<Order>(order => order.OrderId, order => order.OrderId) : bus.AddFifoIds<Order>(order => order.OrderId);
+            });
+
+        if (!refused)
+        {
+            await host.StartAsync();
+            await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1)); // and the service agrees
+            await host.StopAsync();
+            return;
+        }
+
+        var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
+        string destination = route == "sqs" ? "FIFO queue 'payments.fifo'" : "FIFO topic 'payments-topic.fifo'";
+        Assert.Contains(destination + ", which does not deduplicate by content", error.Message, StringComparison.Ordinal);
+        Assert.Contains("AddFifoIds<Order>(m => groupId, m => deduplicationId)", error.Message, StringComparison.Ordinal);
+
+        // Without the check, what the service would say at the first publish: the check is true to the broker.
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("payments.fifo", o => o.Fifo = true);
+        var refusal = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "payments.fifo", MessageBody = "{}", MessageGroupId = "g" }));
+        Assert.Contains("needs a MessageDeduplicationId", refusal.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task AStandardDestination_GetsNoFifoIds()
     {

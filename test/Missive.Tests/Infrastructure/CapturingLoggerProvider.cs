@@ -15,6 +15,9 @@ public sealed class CapturingLoggerProvider : ILoggerProvider
     /// <summary>Gets every entry with its event id, in the order logged.</summary>
     public ConcurrentQueue<(int EventId, LogLevel Level, string Text)> Entries { get; } = new();
 
+    /// <summary>Gets each entry's structured fields (the message template's names and values), in the order logged.</summary>
+    public ConcurrentQueue<(int EventId, IReadOnlyDictionary<string, object?> Fields)> Fields { get; } = new();
+
     /// <summary>Gets the event ids logged, each once.</summary>
     public HashSet<int> EventIds
     {
@@ -47,6 +50,17 @@ public sealed class CapturingLoggerProvider : ILoggerProvider
         {
             string text = formatter(state, exception) + (exception is null ? string.Empty : " | " + exception);
             provider.Entries.Enqueue((eventId.Id, logLevel, text));
+            if (state is IReadOnlyList<KeyValuePair<string, object?>> fields)
+            {
+                var copy = new Dictionary<string, object?>(StringComparer.Ordinal);
+                foreach (KeyValuePair<string, object?> field in fields)
+                {
+                    copy[field.Key] = field.Value;
+                }
+
+                provider.Fields.Enqueue((eventId.Id, copy));
+            }
+
             provider.Messages.Enqueue(text);
         }
     }
