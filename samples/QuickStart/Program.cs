@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Collections.Concurrent;
 using System.Collections.Generic;
+using System.Linq;
 using System.Text;
 using System.Text.Json;
 using System.Text.Json.Serialization;
@@ -21,7 +22,8 @@ using Missive.Serialization;
 // and the run ends with a summary. No cloud account is needed.
 const int OrdersPerFormat = 150;
 
-HostApplicationBuilder builder = Host.CreateApplicationBuilder(args);
+bool figures = args.Contains("--figures");
+HostApplicationBuilder builder = Host.CreateApplicationBuilder(args.Where(a => a != "--figures").ToArray());
 builder.Logging.SetMinimumLevel(LogLevel.Warning);
 builder.Services.AddSingleton<HandledOrders>();
 builder.Services.AddMessageBus(bus =>
@@ -101,10 +103,19 @@ Console.WriteLine();
 Console.WriteLine("Example protobuf envelope (field dump):");
 ProtobufDump.Write(protobufBytes, Console.Out);
 
-// Speed: the committed BenchmarkDotNet figures (benchmarks/results/ratios.md, copied next to this program), not a
-// stopwatch here: a short timing on a cold, shared machine can say anything.
-Console.WriteLine();
-BenchmarkFigures.Write(Console.Out);
+// Speed, with --figures: the committed BenchmarkDotNet figures (benchmarks/results/ratios.md, copied next to this
+// program), not a stopwatch here: a short timing on a cold, shared machine can say anything.
+if (figures)
+{
+    Console.WriteLine();
+    BenchmarkFigures.Write(Console.Out);
+}
+else
+{
+    Console.WriteLine();
+    Console.WriteLine("(Run with --figures for the committed benchmark ratios.)");
+}
+
 Console.WriteLine();
 bool complete = handled.Count == expected;
 Console.WriteLine(complete ? $"OK: every published message was handled ({handled.Count} of {expected})." : $"INCOMPLETE: {handled.Count} of {expected} handled.");

@@ -52,7 +52,7 @@ public static class WorkerHost
             if (string.Equals(missive["Transport"], "Aws", StringComparison.OrdinalIgnoreCase))
             {
                 // The topic, the queue, its subscription and redrive policy exist already: on AWS, or on the local endpoint
-                // that test/aws-emulator/local.mjs starts from local-aws.json (the README, "A local endpoint").
+                // that tools/local-aws/local.mjs starts from local-aws.json (the README, "A local endpoint").
                 bus.UseAws(missive.GetSection("Aws"));
             }
             else

@@ -15,7 +15,7 @@ using Missive.Tests.Infrastructure;
 namespace Missive.Tests.Aws;
 
 /// <summary>
-/// The fauxqs SNS/SQS emulator (npm, written by others) behind the test proxy of test/aws-emulator/emulator.mjs,
+/// The fauxqs SNS/SQS emulator (npm, written by others) behind the test proxy of tools/local-aws/emulator.mjs,
 /// started once for the test run on 127.0.0.1 and free ports. The proxy recomputes every request's SigV4
 /// signature with the AWS SDK for JavaScript's signer and refuses mismatches, injects faults on request,
 /// and answers EventBridge calls (fauxqs has none) from a canned answer while recording them.
@@ -37,7 +37,7 @@ public sealed class AwsEmulator : IAsyncDisposable
         Fauxqs = fauxqs;
     }
 
-    public static string Directory => Path.Combine(RepositoryPaths.Root, "test", "aws-emulator");
+    public static string Directory => Path.Combine(RepositoryPaths.Root, "tools", "local-aws");
 
     /// <summary>Why the emulator cannot run here, or <c>null</c> when it can.</summary>
     public static string? Unavailable => s_unavailable.Value;
@@ -219,7 +219,7 @@ public sealed class AwsEmulator : IAsyncDisposable
         return FauxqsQueryAsync(form);
     }
 
-    /// <summary>Runs the AWS SDK for JavaScript (test/aws-emulator/jsclient.mjs) against the proxy and returns its JSON answer.</summary>
+    /// <summary>Runs the AWS SDK for JavaScript (tools/local-aws/jsclient.mjs) against the proxy and returns its JSON answer.</summary>
     public async Task<JsonDocument> JsClientAsync(JsonObject command)
     {
         command["endpoint"] = Proxy.ToString().TrimEnd('/');
@@ -335,7 +335,7 @@ public sealed class AwsEmulator : IAsyncDisposable
         return npmExit switch
         {
             0 => null,
-            -1 => "npm is not on the PATH (it comes with Node.js); it installs the emulator's packages (npm ci in test/aws-emulator).",
+            -1 => "npm is not on the PATH (it comes with Node.js); it installs the emulator's packages (npm ci in tools/local-aws).",
             _ => $"'npm ci' in {Directory} failed (exit code {npmExit}): {Last(npmOutput, 600)}",
         };
     }

@@ -100,7 +100,11 @@ public sealed class PublishDeliveryOptionsTests
             b =>
             {
                 b.CreateQueue("orders");
-                b.CreateQueue("orders.fifo", o => o.Fifo = true);
+                b.CreateQueue("orders.fifo", o =>
+                {
+                    o.Fifo = true;
+                    o.ContentBasedDeduplication = true;
+                });
                 b.CreateTopic("orders-topic");
                 b.Subscribe("orders-topic", "orders", rawMessageDelivery: true);
                 b.CreateEventBus("orders-bus");

@@ -76,9 +76,9 @@ public sealed class UserCodeFaultTests(AwsEmulatorFixture fixture)
     [Fact]
     public void TheReadmesTable_SaysForEveryRow_WhatTheMatrixAsserts()
     {
-        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md"));
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "docs", "errors.md"));
         int section = readme.IndexOf("## When your code fails", StringComparison.Ordinal);
-        Assert.True(section >= 0, "README.md has no section \"When your code fails\"");
+        Assert.True(section >= 0, "docs/errors.md has no section \"When your code fails\"");
         string[][] table = readme[section..].Split('\n')
             .SkipWhile(l => !l.StartsWith("| Your code", StringComparison.Ordinal)).Skip(2)
             .TakeWhile(l => l.StartsWith('|'))

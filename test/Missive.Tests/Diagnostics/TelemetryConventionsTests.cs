@@ -224,7 +224,7 @@ public sealed class TelemetryConventionsTests
     [Fact]
     public void TheReadmesInstrumentTable_ListsEveryInstrument_WithItsKindAndUnit()
     {
-        string readme = System.IO.File.ReadAllText(System.IO.Path.Combine(RepositoryPaths.Root, "README.md"));
+        string readme = System.IO.File.ReadAllText(System.IO.Path.Combine(RepositoryPaths.Root, "docs", "observability.md"));
         foreach (InstrumentRow row in Instruments)
         {
             string kind = row.Kind == "Counter" ? "counter" : "histogram";

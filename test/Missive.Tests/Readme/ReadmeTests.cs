@@ -20,9 +20,20 @@ namespace Missive.Tests.Readme;
 /// </summary>
 public sealed partial class ReadmeTests
 {
+    /// <summary>README.md, the package's README, and every page of docs/.</summary>
+    public static TheoryData<string> Pages()
+    {
+        var pages = new TheoryData<string> { "README.md", "src/Missive/README.md" };
+        foreach (string page in Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "docs"), "*.md").Order(StringComparer.Ordinal))
+        {
+            pages.Add("docs/" + Path.GetFileName(page));
+        }
+
+        return pages;
+    }
+
     [Theory]
-    [InlineData("README.md")]
-    [InlineData("src/Missive/README.md")] // the package's README
+    [MemberData(nameof(Pages))]
     public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings(string path)
     {
         string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
@@ -30,9 +41,8 @@ public sealed partial class ReadmeTests
             .Append(Path.Combine(RepositoryPaths.Root, "samples", "LambdaSqs", "OrdersFunction.cs")) // the Lambda sample, shown whole
             .Select(f => Lines(File.ReadAllText(f)).Where(l => !l.StartsWith("namespace ", StringComparison.Ordinal)).ToArray())
             .ToArray();
-        MatchCollection blocks = CSharpBlock().Matches(readme);
+        MatchCollection blocks = CSharpBlock().Matches(readme.ReplaceLineEndings("\n"));
 
-        Assert.NotEmpty(blocks);
         foreach (Match block in blocks)
         {
             string[] lines = Lines(block.Groups[1].Value);
@@ -159,6 +169,65 @@ public sealed partial class ReadmeTests
     }
 
     [Theory]
+    [MemberData(nameof(Pages))]
+    [InlineData("src/Missive.Aws/README.md")]
+    [InlineData("src/Missive.HealthChecks/README.md")]
+    public void EveryRelativeLink_NamesAFileOfTheRepository_AndEveryAnchorAHeadingOfIt(string path)
+    {
+        string page = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
+        string directory = Path.GetDirectoryName(Path.Combine(RepositoryPaths.Root, path))!;
+        int links = 0;
+        foreach (Match link in MarkdownLink().Matches(FencedBlock().Replace(page, string.Empty)))
+        {
+            string target = link.Groups[1].Value;
+            if (target.StartsWith("https://", StringComparison.Ordinal) || target.StartsWith("http://", StringComparison.Ordinal))
+            {
+                continue;
+            }
+
+            links++;
+            string[] parts = target.Split('#', 2);
+            string file = parts[0].Length == 0 ? Path.Combine(RepositoryPaths.Root, path) : Path.GetFullPath(Path.Combine(directory, parts[0]));
+            Assert.True(File.Exists(file) || Directory.Exists(file), $"{path}: the link '{target}' names nothing in the repository");
+            if (parts.Length == 2)
+            {
+                Assert.True(File.Exists(file), $"{path}: the link '{target}' has an anchor but names no file");
+                Assert.Contains(parts[1], Anchors(File.ReadAllText(file)));
+            }
+        }
+
+        Assert.True(path.StartsWith("src/", StringComparison.Ordinal) || links > 0, $"{path} links to nothing: a page of docs/ leads somewhere");
+    }
+
+    [Fact]
+    public void TheReadme_IsShort_AndReachesEveryPageOfDocs()
+    {
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md"));
+
+        Assert.InRange(readme.Split('\n').Length, 1, 250);
+        foreach (string page in Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "docs"), "*.md"))
+        {
+            Assert.Contains($"](docs/{Path.GetFileName(page)})", readme, StringComparison.Ordinal);
+        }
+    }
+
+    /// <summary>The anchors GitHub gives a page's headings: lower case, punctuation but hyphens dropped, spaces as hyphens.</summary>
+    private static List<string> Anchors(string page)
+    {
+        var anchors = new List<string>();
+        foreach (string line in FencedBlock().Replace(page.ReplaceLineEndings("\n"), string.Empty).Split('\n'))
+        {
+            if (line.StartsWith('#'))
+            {
+                string heading = line.TrimStart('#').Trim().ToLowerInvariant();
+                anchors.Add(new string(heading.Where(c => char.IsLetterOrDigit(c) || c is '-' or ' ' or '_').ToArray()).Replace(' ', '-'));
+            }
+        }
+
+        return anchors;
+    }
+
+    [Theory]
     [InlineData("src/Missive/README.md")]
     [InlineData("src/Missive.Aws/README.md")]
     public void ThePackageReadmes_WorkOnAPackagePage(string path)
@@ -201,4 +270,7 @@ public sealed partial class ReadmeTests
 
     [GeneratedRegex("```csharp\\n(.*?)```", RegexOptions.Singleline)]
     private static partial Regex CSharpBlock();
+
+    [GeneratedRegex("```.*?```", RegexOptions.Singleline)]
+    private static partial Regex FencedBlock();
 }

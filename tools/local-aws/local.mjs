@@ -1,14 +1,12 @@
 // One command for a local SQS/SNS endpoint on 127.0.0.1, with the topics, queues and subscriptions a sample needs:
 //
-//   node test/aws-emulator/local.mjs samples/WorkerService/local-aws.json [--port 4566] [--no-signature-check]
+//   node tools/local-aws/local.mjs samples/WorkerService/local-aws.json [--port 4566] [--no-signature-check]
 //
 // It is the emulator the Missive.Aws tests run against (server.mjs: fauxqs behind a proxy that checks every request's
 // SigV4 signature with the AWS SDK for JavaScript's signer), installs its own npm packages (npm ci, pinned by
 // package-lock.json) when they are missing, creates what the setup file lists, prints how to point an application at
-// it, and runs until Ctrl+C. The setup file:
-//   { "region": "eu-west-1",
-//     "queues": [ { "name": "q-dlq" }, { "name": "q", "deadLetterQueue": "q-dlq", "maxReceiveCount": 5, "fifo": false } ],
-//     "topics": [ { "name": "t", "subscriptions": [ { "queue": "q", "raw": false } ] } ] }
+// it, and runs until Ctrl+C. The setup file's format, with an example of each kind of resource, is in
+// docs/local-endpoint.md (example-setup.json here is that example).
 import { existsSync, readFileSync } from "node:fs";
 import { execSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -21,12 +19,12 @@ const portIndex = args.indexOf("--port");
 const port = portIndex >= 0 ? Number(args[portIndex + 1]) : 4566;
 const verifySignatures = !args.includes("--no-signature-check");
 if (!setupFile || !Number.isInteger(port)) {
-  console.error("usage: node test/aws-emulator/local.mjs <setup.json> [--port 4566] [--no-signature-check]");
+  console.error("usage: node tools/local-aws/local.mjs <setup.json> [--port 4566] [--no-signature-check]");
   process.exit(2);
 }
 
 if (!existsSync(join(here, "node_modules", "fauxqs", "package.json"))) {
-  console.log("Installing the emulator's npm packages (npm ci in test/aws-emulator)...");
+  console.log("Installing the emulator's npm packages (npm ci in tools/local-aws)...");
   execSync("npm ci --no-audit --no-fund", { cwd: here, stdio: "inherit" });
 }
 
@@ -58,15 +56,24 @@ const lines = [];
 for (const queue of setup.queues ?? []) {
   const attributes = {};
   if (queue.fifo || queue.name.endsWith(".fifo")) attributes.FifoQueue = "true";
+  if (queue.contentBasedDeduplication) attributes.ContentBasedDeduplication = "true";
   if (queue.deadLetterQueue) {
     attributes.RedrivePolicy = JSON.stringify({ deadLetterTargetArn: queueArn(queue.deadLetterQueue), maxReceiveCount: String(queue.maxReceiveCount ?? 5) });
   }
   await sqs("CreateQueue", { QueueName: queue.name, Attributes: attributes });
-  lines.push(`  queue ${queue.name}${queue.deadLetterQueue ? ` (dead-lettered to ${queue.deadLetterQueue} after ${queue.maxReceiveCount ?? 5} receives)` : ""}`);
+  const kind = attributes.FifoQueue ? ` (FIFO${queue.contentBasedDeduplication ? ", content-based deduplication" : ""})` : "";
+  lines.push(`  queue ${queue.name}${kind}${queue.deadLetterQueue ? ` (dead-lettered to ${queue.deadLetterQueue} after ${queue.maxReceiveCount ?? 5} receives)` : ""}`);
 }
 
 for (const topic of setup.topics ?? []) {
-  const attributes = topic.name.endsWith(".fifo") ? { "Attributes.entry.1.key": "FifoTopic", "Attributes.entry.1.value": "true" } : {};
+  const attributes = {};
+  const topicAttributes = [];
+  if (topic.name.endsWith(".fifo")) topicAttributes.push(["FifoTopic", "true"]);
+  if (topic.contentBasedDeduplication) topicAttributes.push(["ContentBasedDeduplication", "true"]);
+  topicAttributes.forEach(([key, value], i) => {
+    attributes[`Attributes.entry.${i + 1}.key`] = key;
+    attributes[`Attributes.entry.${i + 1}.value`] = value;
+  });
   const xml = await sns({ Action: "CreateTopic", Name: topic.name, ...attributes });
   const arn = /<TopicArn>([^<]+)<\/TopicArn>/.exec(xml)[1];
   for (const subscription of topic.subscriptions ?? []) {
