@@ -47,17 +47,3 @@ internal sealed class AwsRequestContent : HttpContent
 
     protected override Task<Stream> CreateContentReadStreamAsync() => Task.FromResult<Stream>(new MemoryStream(Body.ToArray(), writable: false));
 }
-
-/// <summary>A content type with its text, both made once per service.</summary>
-internal sealed class AwsContentType
-{
-    public AwsContentType(string text)
-    {
-        Header = MediaTypeHeaderValue.Parse(text);
-        Text = Header.ToString(); // what the header sends, so what is signed is what is sent
-    }
-
-    public MediaTypeHeaderValue Header { get; }
-
-    public string Text { get; }
-}

@@ -7,6 +7,3 @@ namespace Missive.Bus;
 /// that is not one): an <see cref="InvalidOperationException"/> whose message Missive wrote, holding no content.
 /// </summary>
 internal sealed class PipelineException(string message) : InvalidOperationException(message), IContentFreeException;
-
-/// <summary>A handler stopped waiting for at its timeout (<see cref="HandlingTimeoutMiddleware"/>): a <see cref="TimeoutException"/> holding no content.</summary>
-internal sealed class HandlingTimeoutException(string message) : TimeoutException(message), IContentFreeException;

@@ -247,7 +247,7 @@ internal sealed class MessageBusValidator
             {
                 problems.Add($"{route.MessageType.FullName} is published to the {what} '{route.Target}', which the in-memory broker does not have: add {create} in UseInMemoryBroker(broker => …).");
             }
-            else if (route.IsFifo && !HasDeduplicationIds(route) && broker.DeduplicatesByContent(route.Kind, route.Target) == false)
+            else if (route.IsFifo && !HasDeduplicationIds(route) && (route.Kind == RouteKind.Sqs ? broker.QueueDeduplicatesByContent(route.Target) : broker.TopicDeduplicatesByContent(route.Target)) == false)
             {
                 problems.Add(FifoWithoutDeduplication(route.MessageType, what, route.Target));
             }

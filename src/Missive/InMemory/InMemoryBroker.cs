@@ -4,7 +4,6 @@ using System.Collections.Generic;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using Missive.Bus;
 using Missive.Transport;
 
 namespace Missive.InMemory;
@@ -123,13 +122,11 @@ public sealed class InMemoryBroker : IMessageTransport
     /// <summary>Whether a topic of that name (or ARN) exists.</summary>
     internal bool HasTopic(string nameOrArn) => _topics.ContainsKey(TopicName(nameOrArn));
 
-    /// <summary>Whether an existing queue or topic deduplicates FIFO messages by content (<c>null</c> when it does not exist).</summary>
-    internal bool? DeduplicatesByContent(RouteKind kind, string target) => kind switch
-    {
-        RouteKind.Sqs => _queues.TryGetValue(target, out InMemoryQueue? queue) ? queue.Options.ContentBasedDeduplication : null,
-        RouteKind.Sns => _topics.TryGetValue(TopicName(target), out Topic? topic) ? topic.ContentBasedDeduplication : null,
-        _ => null,
-    };
+    /// <summary>Whether an existing queue deduplicates FIFO messages by content (<c>null</c> when it does not exist).</summary>
+    internal bool? QueueDeduplicatesByContent(string name) => _queues.TryGetValue(name, out InMemoryQueue? queue) ? queue.Options.ContentBasedDeduplication : null;
+
+    /// <summary>Whether an existing topic (by name or ARN) deduplicates FIFO messages by content (<c>null</c> when it does not exist).</summary>
+    internal bool? TopicDeduplicatesByContent(string nameOrArn) => _topics.TryGetValue(TopicName(nameOrArn), out Topic? topic) ? topic.ContentBasedDeduplication : null;
 
     /// <summary>Whether an event bus of that name exists.</summary>
     internal bool HasEventBus(string name) => _buses.ContainsKey(name);

@@ -8,12 +8,14 @@ using Missive.Tests.Infrastructure;
 namespace Missive.Tests.Architecture;
 
 /// <summary>
-/// Keeps the folders of src/Missive depending one way: Lexing (the UTF-8/JSON primitives, on the base class library
-/// alone) and Envelopes at the bottom; Envelopes ← Buffers ← Serialization ← {Json, Protobuf}; Serialization ←
-/// Transport ← {Bus, InMemory}; Envelopes ← Diagnostics ← Bus ← Lambda; everything ← DependencyInjection. The map
-/// holds exactly the edges in use.
-/// The test reads the source: it collects the top-level types each folder declares, then finds, in
-/// every file with comments and string literals removed, each use of a type declared in another folder.
+/// Keeps the folders of src/Missive depending one way. A layer is a folder, or a subfolder named in the map (the bus's
+/// Publishing, Consuming, Batching and Configuration); a file belongs to the deepest layer that holds it. Lexing (the
+/// UTF-8/JSON primitives, on the base class library alone) and Errors (the library's exceptions) at the bottom;
+/// Envelopes (the model) above Errors; Transport (the seam a transport implements) and Wrappers (the SQS, SNS and
+/// EventBridge shapes, read and written) above Serialization; the bus's subsystems above those; DependencyInjection on
+/// top. The map holds exactly the edges in use.
+/// The test reads the source: it collects the top-level types each layer declares, then finds, in every file with
+/// comments and string literals removed, each use of a type declared in another layer.
 /// </summary>
 public sealed partial class FolderDependencyTests
 {
@@ -21,17 +23,24 @@ public sealed partial class FolderDependencyTests
     private static readonly Dictionary<string, string[]> Allowed = new(StringComparer.Ordinal)
     {
         ["Lexing"] = [],
-        ["Envelopes"] = [],
+        ["Errors"] = [],
+        ["Envelopes"] = ["Errors"],
         ["Buffers"] = ["Envelopes"],
-        ["Serialization"] = ["Lexing", "Envelopes", "Buffers"],
-        ["Json"] = ["Lexing", "Envelopes", "Serialization"],
-        ["Protobuf"] = ["Lexing", "Envelopes", "Buffers", "Serialization"],
-        ["Transport"] = ["Lexing", "Envelopes", "Buffers", "Serialization"],
-        ["Diagnostics"] = ["Envelopes"],
-        ["Bus"] = ["Envelopes", "Serialization", "Transport", "Diagnostics"],
-        ["Lambda"] = ["Envelopes", "Transport", "Bus"],
-        ["InMemory"] = ["Envelopes", "Transport"],
-        ["DependencyInjection"] = ["Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Diagnostics", "Bus", "Lambda", "InMemory"],
+        ["Serialization"] = ["Lexing", "Errors", "Envelopes", "Buffers"],
+        ["Json"] = ["Lexing", "Errors", "Envelopes", "Serialization"],
+        ["Protobuf"] = ["Lexing", "Errors", "Envelopes", "Buffers", "Serialization"],
+        ["Transport"] = ["Errors", "Envelopes"],
+        ["Wrappers"] = ["Lexing", "Errors", "Envelopes", "Buffers", "Serialization", "Transport"],
+        ["Diagnostics"] = ["Errors", "Envelopes"],
+        ["Bus"] = ["Errors", "Transport"],
+        ["Bus/Configuration"] = ["Serialization", "Transport"],
+        ["Bus/Health"] = ["Errors"],
+        ["Bus/Batching"] = ["Errors", "Transport"],
+        ["Bus/Publishing"] = ["Errors", "Envelopes", "Serialization", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Batching"],
+        ["Bus/Consuming"] = ["Errors", "Envelopes", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health"],
+        ["Lambda"] = ["Errors", "Envelopes", "Transport", "Bus", "Bus/Consuming"],
+        ["InMemory"] = ["Errors", "Envelopes", "Transport"],
+        ["DependencyInjection"] = ["Errors", "Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Publishing", "Bus/Consuming", "Lambda", "InMemory"],
     };
 
     private static string SourceRoot => Path.Combine(RepositoryPaths.Root, "src", "Missive");
@@ -47,6 +56,31 @@ public sealed partial class FolderDependencyTests
 
         Assert.Empty(folders.Except(Allowed.Keys));
         Assert.Empty(Directory.GetFiles(SourceRoot, "*.cs")); // every source file lives in a layer
+        foreach (string layer in Allowed.Keys.Where(k => k.Contains('/', StringComparison.Ordinal)))
+        {
+            Assert.True(Directory.Exists(Path.Combine(SourceRoot, layer)), $"The layer {layer} has no folder");
+        }
+    }
+
+    [Fact]
+    public void EverySourceFile_DeclaresOneTopLevelType_NamedAsTheFile()
+    {
+        var problems = new List<string>();
+        foreach (string project in new[] { "Missive", "Missive.Aws", "Missive.HealthChecks" })
+        {
+            string root = Path.Combine(RepositoryPaths.Root, "src", project);
+            foreach (string file in Directory.GetFiles(root, "*.cs", SearchOption.AllDirectories).Where(f => !f.Contains($"{Path.DirectorySeparatorChar}obj{Path.DirectorySeparatorChar}", StringComparison.Ordinal)))
+            {
+                string[] types = TopLevelDeclaration().Matches(File.ReadAllText(file)).Select(m => m.Groups["name"].Value).ToArray();
+                string name = Path.GetFileNameWithoutExtension(file).Split('.')[0]; // X.Read.cs is a part of X
+                if (types.Length > 1 || (types.Length == 1 && types[0] != name && types[0] + "OfT" != name))
+                {
+                    problems.Add($"{Path.GetRelativePath(RepositoryPaths.Root, file)}: {string.Join(", ", types)}");
+                }
+            }
+        }
+
+        Assert.True(problems.Count == 0, "Files that do not hold exactly their own type:\n" + string.Join("\n", problems));
     }
 
     [Fact]
@@ -159,19 +193,23 @@ public sealed partial class FolderDependencyTests
         Assert.DoesNotContain("Transport", Allowed["Envelopes"]);
     }
 
+    /// <summary>Every source file with its layer: the deepest folder of the map that holds it.</summary>
     private static IEnumerable<(string Folder, string File)> SourceFiles()
     {
-        foreach (string folder in Allowed.Keys)
+        foreach (string file in Directory.GetFiles(SourceRoot, "*.cs", SearchOption.AllDirectories))
         {
-            string path = Path.Combine(SourceRoot, folder);
-            if (!Directory.Exists(path))
+            string relative = Path.GetRelativePath(SourceRoot, Path.GetDirectoryName(file)!).Replace('\\', '/');
+            if (relative.StartsWith("bin", StringComparison.Ordinal) || relative.StartsWith("obj", StringComparison.Ordinal) || relative == ".")
             {
                 continue;
             }
 
-            foreach (string file in Directory.GetFiles(path, "*.cs", SearchOption.AllDirectories))
+            string? layer = Allowed.Keys
+                .Where(k => relative == k || relative.StartsWith(k + "/", StringComparison.Ordinal))
+                .MaxBy(k => k.Length);
+            if (layer is not null)
             {
-                yield return (folder, file);
+                yield return (layer, file);
             }
         }
     }

@@ -26,29 +26,3 @@ public sealed class MessageBusDescription
     /// <summary>Gets the dead-letter queues the pollers and the Lambda processor move messages to, as configured, each once.</summary>
     public IReadOnlyList<string> DeadLetterQueues { get; }
 }
-
-/// <summary>Where a message type is published.</summary>
-/// <param name="MessageType">The message type.</param>
-/// <param name="Kind">The kind of destination.</param>
-/// <param name="Name">The destination as configured: a queue name or URL, a topic name or ARN, an event bus name or ARN.</param>
-public readonly record struct MessageBusDestination(Type MessageType, MessageBusDestinationKind Kind, string Name)
-{
-    /// <summary>
-    /// Gets whether every message of this type gets a deduplication id from <c>AddFifoIds</c>; when <c>false</c>, a
-    /// FIFO destination must deduplicate by content, or each publish must set <see cref="PublishOptions.MessageDeduplicationId"/>.
-    /// </summary>
-    public bool HasDeduplicationIds { get; init; }
-}
-
-/// <summary>The kinds of destination a message type is published to.</summary>
-public enum MessageBusDestinationKind
-{
-    /// <summary>An SQS queue.</summary>
-    Queue,
-
-    /// <summary>An SNS topic.</summary>
-    Topic,
-
-    /// <summary>An EventBridge event bus.</summary>
-    EventBus,
-}
