@@ -196,12 +196,20 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         return results;
     }
 
+    /// <summary>Puts several events on EventBridge: the former name of <see cref="PutEventBatchAsync"/>.</summary>
+    /// <param name="entries">The events. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the calls.</param>
+    /// <returns>One result per entry, in order.</returns>
+    [Obsolete("Use PutEventBatchAsync, named like SendBatchAsync and PublishBatchAsync. PutEventsAsync will be removed in a later release.")]
+    public Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+        => PutEventBatchAsync(entries, cancellationToken);
+
     /// <inheritdoc />
     /// <remarks>
     /// In <c>PutEvents</c> calls within EventBridge's limits (10 entries, their sizes together under 256 KiB); entries
     /// EventBridge failed on its side (throttling, an internal failure) are sent again as for <see cref="SendBatchAsync"/>.
     /// </remarks>
-    public async Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+    public async Task<IReadOnlyList<BatchEntryResult>> PutEventBatchAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entries);
         var results = new BatchEntryResult[entries.Count];
@@ -211,7 +219,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
             indexed[i] = (i, entries[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(entries)));
         }
 
-        await SendToOneDestinationAsync(indexed, ordered: false, _eventBridge.PutEventsAsync, results, cancellationToken).ConfigureAwait(false);
+        await SendToOneDestinationAsync(indexed, ordered: false, _eventBridge.PutEventBatchAsync, results, cancellationToken).ConfigureAwait(false);
         return results;
     }
 

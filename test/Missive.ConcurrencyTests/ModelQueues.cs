@@ -133,7 +133,7 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
     /// <summary>The note id in a body the bus wrote (<c>"Id":"N-3"</c>).</summary>
     public static string IdOf(SqsSendRequest request)
     {
-        string body = request.MessageBody;
+        string body = request.Body;
         int start = body.IndexOf("\"N-", StringComparison.Ordinal) + 1;
         return body[start..body.IndexOf('"', start)];
     }

@@ -58,7 +58,7 @@ internal static class BrokerBacklogBenchmark
             await broker.SendAsync(new SqsSendRequest
             {
                 QueueName = queue,
-                MessageBody = "{\"n\":" + i.ToString(CultureInfo.InvariantCulture) + "}",
+                Body = "{\"n\":" + i.ToString(CultureInfo.InvariantCulture) + "}",
                 MessageGroupId = fifo ? "g" + (i % 100).ToString(CultureInfo.InvariantCulture) : null,
             });
         }

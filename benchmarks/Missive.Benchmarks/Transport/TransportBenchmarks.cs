@@ -117,7 +117,7 @@ public class TransportBenchmarks
         IReadOnlyList<BatchEntryResult> results = await _missive.SendBatchAsync(requests);
         for (int i = 0; i < Batch; i++)
         {
-            EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8MessageBody.Length);
+            EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8Body.Length);
         }
 
         return results.Count;

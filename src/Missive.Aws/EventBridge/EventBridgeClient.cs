@@ -58,7 +58,7 @@ internal sealed class EventBridgeClient
     }
 
     /// <summary>Puts events in calls within EventBridge's batch limits (<see cref="BatchCalls.EventBridgePutEvents"/>); one result per entry, in order, each with its entry's index. Failed entries are not retried here.</summary>
-    public async Task<BatchEntryResult[]> PutEventsAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, CancellationToken cancellationToken)
+    public async Task<BatchEntryResult[]> PutEventBatchAsync(IReadOnlyList<(int Index, EventBridgeEntry Entry)> entries, CancellationToken cancellationToken)
     {
         BatchEntryResult[] results = await BatchCalls.CallEachAsync(
             entries,

@@ -7,13 +7,19 @@ using Missive.Transport;
 namespace Missive.Aws.Protocol;
 
 /// <summary>
-/// The entries of a batch call that the service failed on its side (<see cref="BatchEntryResult.SenderFault"/> false:
-/// throttling, an internal error), sent again in a new call under AWS's standard retry mode
-/// (<see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/>); the sender's faults and what is left when the attempts or the
-/// quota run out stay as their entries' failures, as do the entries of a call sending them again that fails whole.
-/// Nothing is sent again on a FIFO destination: a later message of the
-/// failed one's group may already be sent, and sending it again would put it after that one.
+/// Sends again, in new calls under AWS's standard retry mode, the entries of a batch call that the service failed on
+/// its side.
 /// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>Failed on the service's side: <see cref="BatchEntryResult.SenderFault"/> false (throttling, an internal
+/// error); each new call waits as <see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/> says.</item>
+/// <item>The sender's faults, what is left when the attempts or the quota run out, and the entries of a call sending
+/// them again that fails whole stay as their entries' failures.</item>
+/// <item>Nothing is sent again on a FIFO destination: a later message of the failed one's group may already be sent,
+/// and sending it again would put it after that one.</item>
+/// </list>
+/// </remarks>
 internal static class BatchEntryRetry
 {
     /// <summary>Sends <paramref name="entries"/> with <paramref name="call"/>, and again those that failed on the service's side, as the strategy allows.</summary>

@@ -82,13 +82,13 @@ internal sealed partial class SqsClient
 
     private static void WriteMessage(Utf8JsonWriter w, SqsSendRequest request)
     {
-        if (request.HasUtf8MessageBody)
+        if (request.HasUtf8Body)
         {
-            w.WriteString("MessageBody", request.Utf8MessageBody.Span); // escaped from the bytes the serializer wrote
+            w.WriteString("MessageBody", request.Utf8Body.Span); // escaped from the bytes the serializer wrote
         }
         else
         {
-            w.WriteString("MessageBody", request.MessageBody);
+            w.WriteString("MessageBody", request.Body);
         }
         if (request.Delay > TimeSpan.Zero)
         {
@@ -114,10 +114,10 @@ internal sealed partial class SqsClient
             return;
         }
 
-        bool matches = bodyDigest is not null && (request.HasUtf8MessageBody ? SqsMessageDigest.BodyMatches(request.Utf8MessageBody.Span, bodyDigest) : SqsMessageDigest.BodyMatches(request.MessageBody, bodyDigest));
+        bool matches = bodyDigest is not null && (request.HasUtf8Body ? SqsMessageDigest.BodyMatches(request.Utf8Body.Span, bodyDigest) : SqsMessageDigest.BodyMatches(request.Body, bodyDigest));
         if (!matches)
         {
-            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the body of message {messageId} is {bodyDigest ?? "missing"}, expected {SqsMessageDigest.OfBody(request.Utf8MessageBody.Span)}; the message was corrupted in transit.")
+            throw new MessageTransportException($"SQS {operation}: the MD5 digest of the body of message {messageId} is {bodyDigest ?? "missing"}, expected {SqsMessageDigest.OfBody(request.Utf8Body.Span)}; the message was corrupted in transit.")
             {
                 ErrorCode = "DigestMismatch",
             };

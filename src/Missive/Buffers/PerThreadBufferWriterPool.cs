@@ -5,11 +5,17 @@ namespace Missive.Buffers;
 
 /// <summary>
 /// One <see cref="PooledBufferWriter"/> kept per thread, in the manner of System.Text.Json's writer cache, for the
-/// text and array conveniences on any serializer: they write a whole envelope into a buffer of their own and copy it
-/// out before returning, so one writer per thread serves them without locking. A rent while the thread's writer is
-/// out (a serializer calling a convenience from inside one) gets a new writer, disposed when it comes back. Arrays
-/// come from <see cref="System.Buffers.ArrayPool{T}.Shared"/> and are cleared before reuse or release.
+/// text and array conveniences on any serializer.
 /// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>The conveniences write a whole envelope into a buffer of their own and copy it out before returning, so one
+/// writer per thread serves them without locking.</item>
+/// <item>A rent while the thread's writer is out (a serializer calling a convenience from inside one) gets a new
+/// writer, disposed when it comes back.</item>
+/// <item>Arrays come from <see cref="System.Buffers.ArrayPool{T}.Shared"/> and are cleared before reuse or release.</item>
+/// </list>
+/// </remarks>
 internal sealed class PerThreadBufferWriterPool : ObjectPool<PooledBufferWriter>
 {
     /// <summary>The largest array a thread's idle writer keeps (as <c>SerializationOptions.MaxRetainedBufferSize</c>'s default).</summary>

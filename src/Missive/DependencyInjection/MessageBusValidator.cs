@@ -12,14 +12,21 @@ using Missive.Transport;
 namespace Missive;
 
 /// <summary>
-/// Finds everything about the bus's configuration that can be known before the first message, once, and throws one
-/// <see cref="MessageBusConfigurationException"/> listing every problem, each with what to write instead: what the
-/// builder noted, the serialization options and every message type with them, the publishers, handlers and FIFO ids,
-/// the transport (that there is one where it is needed, that it can be created), the in-memory broker's topology
-/// against the queues, topics and buses the bus uses, and every <see cref="IMessageBusConfigurationCheck"/> (the AWS
-/// transport's among them). It runs when the host starts, and before the first publisher, pump or Lambda processor is
-/// created, so an application without a generic host gets the same exception.
+/// Finds, once, everything about the bus's configuration that can be known before the first message, and throws one
+/// <see cref="MessageBusConfigurationException"/> listing every problem with what to write instead.
 /// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>What it checks: what the builder noted, the serialization options and every message type with them, the
+/// publishers, handlers and FIFO ids, the transport (that there is one where it is needed, that it can be created),
+/// the in-memory broker's queues, topics and buses against those the bus uses (and FIFO deduplication), and every
+/// <see cref="IMessageBusConfigurationCheck"/>, the AWS transport's among them.</item>
+/// <item>When: when the host starts, and before the first publisher, pump or Lambda processor is created, so an
+/// application without a generic host gets the same exception.</item>
+/// <item>A check that resolves the bus while the bus is checked fails at once (<see cref="EnsureValid"/>), rather
+/// than waiting for itself.</item>
+/// </list>
+/// </remarks>
 internal sealed class MessageBusValidator
 {
     private readonly IServiceProvider _services;

@@ -198,7 +198,7 @@ public sealed class InMemoryBroker : IMessageTransport
         ArgumentNullException.ThrowIfNull(request);
         cancellationToken.ThrowIfCancellationRequested();
         InMemoryQueue queue = GetQueue(request.QueueName);
-        return Task.FromResult(queue.Enqueue(request.MessageBody, request.MessageAttributes, request.MessageGroupId, request.MessageDeduplicationId, request.Delay));
+        return Task.FromResult(queue.Enqueue(request.Body, request.MessageAttributes, request.MessageGroupId, request.MessageDeduplicationId, request.Delay));
     }
 
     /// <inheritdoc />

@@ -11,19 +11,23 @@ using Missive.Transport;
 namespace Missive.Lambda;
 
 /// <summary>
-/// Handles the SQS event a Lambda function receives (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html) with
-/// the bus's handlers, and returns the partial batch response so that Lambda delivers again only the records that failed.
-/// Each record goes through the same path as a polled message: its body is read as a raw, SNS-wrapped or
-/// EventBridge-wrapped envelope, and its handler runs with the handling middleware in a DI scope of its own, inside a
-/// consumer span. Resolve it from the service provider built with <c>AddMessageBus</c>; no Lambda package is needed.
+/// Handles the SQS event a Lambda function receives with the bus's handlers, and returns the partial batch response,
+/// so that Lambda delivers again only the records that failed.
 /// </summary>
 /// <remarks>
-/// A record that cannot be read, has no handler, fails or is retried by choice is reported in
-/// <see cref="SqsBatchResponse.BatchItemFailures"/>; nothing a record holds makes the call throw. Records of a FIFO queue
-/// are handled in order within their message group (different groups side by side), and after the first failure in a
-/// group the group's later records are reported without being handled, so that Lambda delivers them again after it, in
-/// order. Only an event that is not an SQS event at all (no <c>Records</c> array, or a record without a
-/// <c>messageId</c>, which could not be reported on its own) throws, and Lambda then retries the whole batch.
+/// <list type="bullet">
+/// <item>The event is the one Lambda documents (https://docs.aws.amazon.com/lambda/latest/dg/with-sqs.html). Resolve
+/// the processor from the service provider built with <c>AddMessageBus</c>; no Lambda package is needed.</item>
+/// <item>Each record goes the way of a polled message: its body is read as a raw, SNS-wrapped or EventBridge-wrapped
+/// envelope, and its handler runs with the handling middleware in a DI scope of its own, inside a consumer span.</item>
+/// <item>A record that cannot be read, has no handler, fails or is retried by choice is reported in
+/// <see cref="SqsBatchResponse.BatchItemFailures"/>; nothing a record holds makes the call throw.</item>
+/// <item>Records of a FIFO queue are handled in order within their message group (different groups side by side);
+/// after the first failure in a group, the group's later records are reported without being handled, so that Lambda
+/// delivers them again after it, in order.</item>
+/// <item>Only an event that is not an SQS event at all (no <c>Records</c> array, or a record without a
+/// <c>messageId</c>, which could not be reported on its own) throws, and Lambda then retries the whole batch.</item>
+/// </list>
 /// </remarks>
 public sealed class SqsEventProcessor
 {

@@ -11,15 +11,18 @@ using System.Text.Unicode;
 
 namespace Missive.Lexing;
 
-/// <summary>
-/// Finds the end of a JSON string and unescapes it in the same pass, block by block: a block of plain bytes is
-/// copied whole, a block whose escapes all drop a backslash is stored without them (one compress for 64 bytes where
-/// the hardware has AVX-512 VBMI2, else two byte shuffles for 16), and anything else goes escape by escape with a
-/// vectorized search for the next one. It rejects what <see cref="Utf8JsonReader"/> would reject in the token (a
-/// control character, an unknown escape, a short <c>\u</c>, no closing quote) with a <see cref="JsonException"/>,
-/// and what <see cref="Utf8JsonReader.CopyString(Span{byte})"/> would (a lone surrogate escape, invalid UTF-8)
-/// with an <see cref="InvalidOperationException"/>.
-/// </summary>
+/// <summary>Finds the end of a JSON string and unescapes it in the same pass, block by block.</summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>A block of plain bytes is copied whole; a block whose escapes all drop a backslash is stored without them
+/// (one compress for 64 bytes where the hardware has AVX-512 VBMI2, else two byte shuffles for 16); anything else
+/// goes escape by escape, with a vectorized search for the next one.</item>
+/// <item>What <see cref="Utf8JsonReader"/> would reject in the token (a control character, an unknown escape, a short
+/// <c>\u</c>, no closing quote) is a <see cref="JsonException"/>.</item>
+/// <item>What <see cref="Utf8JsonReader.CopyString(Span{byte})"/> would reject (a lone surrogate escape, invalid
+/// UTF-8) is an <see cref="InvalidOperationException"/>.</item>
+/// </list>
+/// </remarks>
 internal static class JsonStringUnescaper
 {
     /// <summary>

@@ -8,16 +8,18 @@ using Microsoft.Extensions.Logging.Abstractions;
 namespace Missive.Serialization;
 
 /// <summary>
-/// What every Missive envelope serializer shares: the type map, the settings frozen from the options
-/// when the serializer is built, a pool of buffer writers, and one template method per direction.
-/// <see cref="Serialize{T}"/> and <see cref="SerializeBatch"/> check their arguments and validate every
-/// envelope before the format writes it; <see cref="Deserialize"/> and <see cref="DeserializeBatch"/>
-/// apply the input size limit before the format reads, and on failure keep the raw body on the
-/// exception and log a line without content.
+/// What every Missive envelope serializer shares: the type map, the settings frozen from the options, a pool of
+/// buffer writers, and one template method per direction.
 /// </summary>
 /// <remarks>
-/// Building the serializer freezes its options: changing them afterwards throws. Dispose the serializer (the DI
-/// container does) to return the pooled buffers it holds.
+/// <list type="bullet">
+/// <item><see cref="Serialize{T}"/> and <see cref="SerializeBatch"/> check their arguments and validate every
+/// envelope before the format writes it.</item>
+/// <item><see cref="Deserialize"/> and <see cref="DeserializeBatch"/> apply the input size limit before the format
+/// reads; on failure they keep the raw body on the exception and log a line without content.</item>
+/// <item>Building the serializer freezes its options: changing them afterwards throws.</item>
+/// <item>Dispose the serializer (the DI container does) to return the pooled buffers it holds.</item>
+/// </list>
 /// </remarks>
 public abstract class EnvelopeSerializer : IEnvelopeSerializer, IBatchEnvelopeSerializer, IDisposable
 {

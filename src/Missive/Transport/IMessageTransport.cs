@@ -53,7 +53,7 @@ public interface IMessageTransport
     bool IsReceiveCancellationSafe => false;
 
     /// <summary>
-    /// Gets whether the transport is done with a send request's body (<see cref="SqsSendRequest.Utf8MessageBody"/>)
+    /// Gets whether the transport is done with a send request's body (<see cref="SqsSendRequest.Utf8Body"/>)
     /// when the call's task completes: it keeps no reference to that memory past the call (it sends the body within
     /// it, or copies what it keeps). When <c>true</c>, the bus writes bodies into pooled arrays and takes them back
     /// (cleared) once the call is over; when <c>false</c> (the default: a transport may queue requests to send later),
@@ -103,6 +103,17 @@ public interface IMessageTransport
     /// <param name="entries">The events. Must not be null.</param>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>One result per entry, in order.</returns>
+    /// <remarks>By default, a transport's own <see cref="PutEventsAsync"/> (the former name), or one call per entry.</remarks>
+    Task<IReadOnlyList<BatchEntryResult>> PutEventBatchAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+#pragma warning disable CS0618 // a transport written for the former name keeps its batch calls
+        => PutEventsAsync(entries, cancellationToken);
+#pragma warning restore CS0618
+
+    /// <summary>Puts several events on EventBridge: the former name of <see cref="PutEventBatchAsync"/>, which the bus calls.</summary>
+    /// <param name="entries">The events. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the call.</param>
+    /// <returns>One result per entry, in order.</returns>
+    [Obsolete("Implement and call PutEventBatchAsync, named like SendBatchAsync and PublishBatchAsync. PutEventsAsync will be removed in a later release.")]
     Task<IReadOnlyList<BatchEntryResult>> PutEventsAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
         => OneByOneAsync(entries, async (entry, ct) => (true, await PutEventAsync(entry, ct).ConfigureAwait(false)), cancellationToken);
 

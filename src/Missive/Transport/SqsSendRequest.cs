@@ -5,9 +5,10 @@ namespace Missive.Transport;
 
 /// <summary>What an SQS SendMessage call carries.</summary>
 /// <remarks>
-/// The body is given either as text (<see cref="MessageBody"/>) or as its UTF-8 bytes (<see cref="Utf8MessageBody"/>):
-/// <see cref="OutboundMessageWriter"/> gives the bytes the serializer wrote, which a transport sends as they are,
-/// without a string ever being made; <see cref="MessageBody"/> is decoded from them only when something asks for it.
+/// The body is given either as text (<see cref="Body"/>) or as its UTF-8 bytes (<see cref="Utf8Body"/>), with the
+/// names <see cref="SqsMessage"/> uses for what is received: <see cref="OutboundMessageWriter"/> gives the bytes the
+/// serializer wrote, which a transport sends as they are, without a string ever being made; <see cref="Body"/> is
+/// decoded from them only when something asks for it.
 /// </remarks>
 public sealed class SqsSendRequest
 {
@@ -16,25 +17,45 @@ public sealed class SqsSendRequest
     /// <summary>Gets the queue name (the in-memory broker) or URL (a real transport).</summary>
     public required string QueueName { get; init; }
 
-    /// <summary>Gets the body. Given as <see cref="Utf8MessageBody"/>, it is decoded on first use. Empty when neither was given.</summary>
-    public string MessageBody
+    /// <summary>Gets the body (SQS's <c>MessageBody</c>). Given as <see cref="Utf8Body"/>, it is decoded on first use. Empty when neither was given.</summary>
+    public string Body
     {
         get => _body.Text;
         init => _body.Text = value;
     }
 
     /// <summary>
-    /// Gets the body as UTF-8 bytes (valid UTF-8). Given as <see cref="MessageBody"/>, it is encoded on each use: read
-    /// <see cref="HasUtf8MessageBody"/> to tell which was given (give one or the other).
+    /// Gets the body as UTF-8 bytes (valid UTF-8). Given as <see cref="Body"/>, it is encoded on each use: read
+    /// <see cref="HasUtf8Body"/> to tell which was given (give one or the other).
     /// </summary>
-    public ReadOnlyMemory<byte> Utf8MessageBody
+    public ReadOnlyMemory<byte> Utf8Body
     {
         get => _body.Utf8;
         init => _body.Utf8 = value;
     }
 
-    /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8MessageBody"/>) rather than as text.</summary>
-    public bool HasUtf8MessageBody => _body.HasUtf8;
+    /// <summary>Gets whether the body was given as UTF-8 bytes (<see cref="Utf8Body"/>) rather than as text.</summary>
+    public bool HasUtf8Body => _body.HasUtf8;
+
+    /// <summary>Gets the body: the former name of <see cref="Body"/>.</summary>
+    [Obsolete("Use Body, the name SqsMessage uses for the same thing. MessageBody will be removed in a later release.")]
+    public string MessageBody
+    {
+        get => Body;
+        init => Body = value;
+    }
+
+    /// <summary>Gets the body as UTF-8 bytes: the former name of <see cref="Utf8Body"/>.</summary>
+    [Obsolete("Use Utf8Body. Utf8MessageBody will be removed in a later release.")]
+    public ReadOnlyMemory<byte> Utf8MessageBody
+    {
+        get => Utf8Body;
+        init => Utf8Body = value;
+    }
+
+    /// <summary>Gets whether the body was given as UTF-8 bytes: the former name of <see cref="HasUtf8Body"/>.</summary>
+    [Obsolete("Use HasUtf8Body. HasUtf8MessageBody will be removed in a later release.")]
+    public bool HasUtf8MessageBody => HasUtf8Body;
 
     /// <summary>The body's length in UTF-8 bytes, without decoding or encoding it when it can be helped.</summary>
     internal long Utf8Length => _body.Utf8Length;

@@ -53,7 +53,7 @@ public sealed class OutboundMessageWriter
     private static SqsSendRequest SqsRequest(IEnvelopeSerializer serializer, ReadOnlyMemory<byte> body, string queueName, string? messageGroupId, string? messageDeduplicationId) => new()
     {
         QueueName = queueName,
-        Utf8MessageBody = body,
+        Utf8Body = body,
         MessageAttributes = serializer.Format == EnvelopeFormat.Protobuf ? ContentTypeAttribute.Protobuf : ContentTypeAttribute.None,
         MessageGroupId = messageGroupId,
         MessageDeduplicationId = messageDeduplicationId,

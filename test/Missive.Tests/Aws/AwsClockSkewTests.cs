@@ -34,7 +34,7 @@ public sealed class AwsClockSkewTests(AwsEmulatorFixture fixture)
 
         for (int i = 0; i < 3; i++)
         {
-            await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = $"sent {i}" });
+            await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = $"sent {i}" });
             await transport.PublishAsync(new SnsPublishRequest { TopicArn = topicArn, Message = $"published {i}" });
         }
 

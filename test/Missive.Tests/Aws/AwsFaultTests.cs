@@ -67,7 +67,7 @@ public sealed class AwsFaultTests(AwsEmulatorFixture fixture, ITestOutputHelper 
         {
             try
             {
-                await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = $"message-{i}" });
+                await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = $"message-{i}" });
             }
             catch (MessageTransportException e)
             {

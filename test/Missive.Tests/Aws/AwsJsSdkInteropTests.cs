@@ -44,13 +44,13 @@ public sealed class AwsJsSdkInteropTests(AwsEmulatorFixture fixture)
             ["signature"] = MessageAttributeValue.FromBinary(new byte[] { 9, 8, 7 }),
         };
 
-        string messageId = await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = request.MessageBody, MessageAttributes = extra });
+        string messageId = await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = request.Body, MessageAttributes = extra });
         using JsonDocument received = await Emulator.JsClientAsync(new JsonObject { ["op"] = "receive", ["queueUrl"] = url, ["waitSeconds"] = 1 });
 
         JsonElement message = Assert.Single(received.RootElement.EnumerateArray().ToList());
         Assert.Equal(messageId, message.GetProperty("MessageId").GetString());
         string body = message.GetProperty("Body").GetString()!;
-        Assert.Equal(request.MessageBody, body);
+        Assert.Equal(request.Body, body);
         JsonElement attributes = message.GetProperty("MessageAttributes");
         Assert.Equal("7", attributes.GetProperty("priority").GetProperty("StringValue").GetString());
         Assert.Equal(Convert.ToBase64String([9, 8, 7]), attributes.GetProperty("signature").GetProperty("BinaryValue").GetString());

@@ -90,7 +90,7 @@ public sealed class AwsTransportEventBridgeTests(AwsEmulatorFixture fixture)
         await Emulator.SetEventBridgeAnswerAsync("{\"FailedEntryCount\":1,\"Entries\":[{\"EventId\":\"e-0\"},{\"ErrorCode\":\"ThrottlingException\",\"ErrorMessage\":\"Rate exceeded.\"},{\"EventId\":\"e-2\"}]}");
         var entries = Enumerable.Range(0, 3).Select(i => new EventBridgeEntry { EventBusName = "b", Source = "/s", DetailType = "t" + i, Detail = "{}" }).ToList();
 
-        IReadOnlyList<BatchEntryResult> results = await transport.PutEventsAsync(entries);
+        IReadOnlyList<BatchEntryResult> results = await transport.PutEventBatchAsync(entries);
 
         Assert.Equal(["e-0", null, "e-2"], results.Select(r => r.MessageId));
         Assert.Equal("ThrottlingException", results[1].ErrorCode);

@@ -32,7 +32,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         };
         const string Body = "{\"id\":\"1\",\"note\":\"tab\\t, newline\\n, Zoë 東京\"}"; // fauxqs refuses characters past U+FFFF, which SQS allows
 
-        string messageId = await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = Body, MessageAttributes = attributes });
+        string messageId = await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = Body, MessageAttributes = attributes });
         IReadOnlyList<SqsMessage> received = await transport.ReceiveAsync(queue, 10, TimeSpan.FromSeconds(1));
 
         SqsMessage message = Assert.Single(received);
@@ -65,7 +65,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
             requests.Add(new SqsSendRequest
             {
                 QueueName = queue,
-                MessageBody = $"message {i}",
+                Body = $"message {i}",
                 MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["n"] = MessageAttributeValue.FromNumber(i.ToString(System.Globalization.CultureInfo.InvariantCulture)) },
             });
         }
@@ -94,7 +94,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         string queue = NewName("sqs-visibility");
         await Emulator.CreateQueueAsync(queue, new() { ["VisibilityTimeout"] = "60" });
         using AwsTransport transport = Emulator.CreateTransport();
-        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "again" });
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = "again" });
 
         SqsMessage first = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1)));
         Assert.Empty(await transport.ReceiveAsync(queue, 1, TimeSpan.Zero)); // invisible for 60 s
@@ -116,7 +116,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         string queue = NewName("sqs-delete");
         await Emulator.CreateQueueAsync(queue);
         using AwsTransport transport = Emulator.CreateTransport();
-        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "x" });
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = "x" });
         SqsMessage message = Assert.Single(await transport.ReceiveAsync(queue, 1, TimeSpan.FromSeconds(1), TimeSpan.Zero));
 
         Assert.True(await transport.DeleteAsync(queue, message.ReceiptHandle));
@@ -136,7 +136,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
             ["RedrivePolicy"] = $"{{\"deadLetterTargetArn\":\"{AwsEmulator.QueueArn(deadLetters)}\",\"maxReceiveCount\":\"2\"}}",
         });
         using AwsTransport transport = Emulator.CreateTransport();
-        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "poison" });
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = "poison" });
 
         for (int receive = 1; receive <= 2; receive++)
         {
@@ -160,7 +160,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
 
         for (int i = 0; i < 3; i++)
         {
-            await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = "m" + i });
+            await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = "m" + i });
         }
 
         Assert.Equal(url, await transport.GetQueueUrlAsync(queue));
@@ -168,7 +168,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         Assert.Equal(1, calls.Count(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.GetQueueUrl"));
         Assert.All(calls.Where(c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.SendMessage"), c => Assert.Contains($"\"QueueUrl\":\"{url}\"", c.Body, StringComparison.Ordinal));
 
-        var missing = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = NewName("no-such-queue"), MessageBody = "m" }));
+        var missing = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = NewName("no-such-queue"), Body = "m" }));
         Assert.Equal("AWS.SimpleQueueService.NonExistentQueue", missing.ErrorCode);
         Assert.Equal(400, missing.StatusCode);
         Assert.False(missing.IsTransient);
@@ -184,7 +184,7 @@ public sealed class AwsTransportSqsTests(AwsEmulatorFixture fixture)
         using AwsTransport transport = Emulator.CreateTransport(o => o.QueueUrls["orders"] = new Uri(url));
         await Emulator.ResetAsync();
 
-        await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "via configured url" });
+        await transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "via configured url" });
 
         Assert.Equal("via configured url", Assert.Single(await transport.ReceiveAsync("orders", 1, TimeSpan.FromSeconds(1))).Body);
         Assert.DoesNotContain(await Emulator.RequestsAsync(), c => c.Headers.GetValueOrDefault("x-amz-target") == "AmazonSQS.GetQueueUrl");

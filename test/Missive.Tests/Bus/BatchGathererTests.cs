@@ -16,7 +16,7 @@ namespace Missive.Tests.Bus;
 public sealed class BatchGathererTests
 {
     private static SqsSendRequest Request(int i, string queue = "orders", string? group = null)
-        => new() { QueueName = queue, MessageBody = "m" + i, MessageGroupId = group };
+        => new() { QueueName = queue, Body = "m" + i, MessageGroupId = group };
 
     [Fact]
     public async Task ARunWithNoProgress_GoesAfterTheIdleWindow_OnceEveryMessageHasStarted()
@@ -164,7 +164,7 @@ public sealed class BatchGathererTests
             int number;
             lock (_gate)
             {
-                _calls.Add(requests.Select(r => r.MessageBody).ToList());
+                _calls.Add(requests.Select(r => r.Body).ToList());
                 number = _calls.Count;
             }
 
@@ -179,7 +179,7 @@ public sealed class BatchGathererTests
                 throw new MessageTransportException("the call failed") { StatusCode = 500, IsTransient = true };
             }
 
-            return requests.Select((r, i) => BatchEntryResult.Success(i, "id-" + r.MessageBody)).ToArray();
+            return requests.Select((r, i) => BatchEntryResult.Success(i, "id-" + r.Body)).ToArray();
         }
 
         public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();

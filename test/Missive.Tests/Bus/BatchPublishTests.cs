@@ -168,8 +168,8 @@ public sealed class BatchPublishTests
     public async Task AnEntryTheTransportFailed_IsThatEntrysError_TransientWhenNotTheSendersFault_AndTheBusSendsNothingAgain()
     {
         var transport = new ScriptedTransport(request =>
-            request.MessageBody.Contains("\"ORD-2\"", StringComparison.Ordinal) ? "InternalError"
-            : request.MessageBody.Contains("\"ORD-4\"", StringComparison.Ordinal) ? "InvalidParameterValue"
+            request.Body.Contains("\"ORD-2\"", StringComparison.Ordinal) ? "InternalError"
+            : request.Body.Contains("\"ORD-4\"", StringComparison.Ordinal) ? "InvalidParameterValue"
             : null);
         using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders"));
 
@@ -204,7 +204,7 @@ public sealed class BatchPublishTests
     [Fact]
     public async Task OnAFifoQueue_AFailedEntryIsNotSentAgain_AndTheLaterCallsOfItsGroupAreNotSent()
     {
-        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-3\"", StringComparison.Ordinal) ? "InternalError" : null);
+        var transport = new ScriptedTransport(request => request.Body.Contains("\"ORD-3\"", StringComparison.Ordinal) ? "InternalError" : null);
         using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders.fifo").AddFifoIds<Order>(_ => "one-group"));
 
         IReadOnlyList<PublishResult<Order>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(Orders(15));
@@ -262,7 +262,7 @@ public sealed class BatchPublishTests
     public async Task CoalescedPublishes_GoInBatchCalls_AndEachCallerGetsItsOwnOutcome()
     {
         // The first publish goes at once and its call is held while the others come: they gather behind it, in tens.
-        var transport = new ScriptedTransport(request => request.MessageBody.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null)
+        var transport = new ScriptedTransport(request => request.Body.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null)
         {
             Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously),
         };
@@ -438,7 +438,7 @@ public sealed class BatchPublishTests
         {
             lock (Kept)
             {
-                Kept.Add((request.Utf8MessageBody, request.Utf8MessageBody.ToArray()));
+                Kept.Add((request.Utf8Body, request.Utf8Body.ToArray()));
             }
 
             return Task.FromResult("m-" + Kept.Count);
@@ -483,7 +483,7 @@ public sealed class BatchPublishTests
             var results = new BatchEntryResult[requests.Count];
             for (int i = 0; i < requests.Count; i++)
             {
-                string id = "ORD-" + requests[i].MessageBody.Split("\"ORD-")[1].Split('"')[0];
+                string id = "ORD-" + requests[i].Body.Split("\"ORD-")[1].Split('"')[0];
                 int attempt = Attempts.AddOrUpdate(id, 1, (_, n) => n + 1);
                 string? code = failure(requests[i]);
                 bool serviceSide = code == "InternalError";

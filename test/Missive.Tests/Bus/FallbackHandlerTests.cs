@@ -30,7 +30,7 @@ public sealed class FallbackHandlerTests
         var decisions = new Decisions(outcome);
         using IHost host = Build(bus => bus.AddFallbackHandler<DecidingFallback>(), decisions);
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
-        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = LegacyEnvelope() });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", Body = LegacyEnvelope() });
         await host.StartAsync();
 
         await decisions.Seen.Task.WaitAsync(BusTestHost.Patience);
@@ -65,7 +65,7 @@ public sealed class FallbackHandlerTests
         var log = new CapturingLoggerProvider();
         using IHost host = Build(_ => { }, new Decisions(HandleOutcome.Handled), log);
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
-        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = LegacyEnvelope() });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", Body = LegacyEnvelope() });
         await host.StartAsync();
 
         await BusTestHost.WaitUntil(() => log.Messages.Count(m => m.Contains("which no AddMessageType registers", StringComparison.Ordinal)) >= 2);

@@ -104,7 +104,7 @@ public sealed class FifoIdsTests
         // Without the check, what the service would say at the first publish: the check is true to the broker.
         var broker = new InMemoryBroker();
         broker.CreateQueue("payments.fifo", o => o.Fifo = true);
-        var refusal = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "payments.fifo", MessageBody = "{}", MessageGroupId = "g" }));
+        var refusal = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "payments.fifo", Body = "{}", MessageGroupId = "g" }));
         Assert.Contains("needs a MessageDeduplicationId", refusal.Message, StringComparison.Ordinal);
     }
 

@@ -220,7 +220,7 @@ public sealed class FifoOrderingTests
             for (int i = 0; i < batch.Length; i++)
             {
                 (string group, int seq) = batch[i];
-                string body = outbound.ToSqs(factory.CreateEnvelope(OrderOf(group[0] - 'a', seq)), "bodies").MessageBody;
+                string body = outbound.ToSqs(factory.CreateEnvelope(OrderOf(group[0] - 'a', seq)), "bodies").Body;
                 _batch.Add(new SqsMessage
                 {
                     Body = body,

@@ -87,7 +87,7 @@ public sealed class MessageBusEndToEndTests
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
         const string poison = """{"id":"1","source":"/s","specversion":"1.0","type":"Orders.OrderPlaced","data":{"Total":"SECRET-CARD-4111"}}""";
 
-        await broker.SendAsync(new SqsSendRequest { QueueName = "work", MessageBody = poison });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "work", Body = poison });
         await WaitUntil(() => broker.GetQueue("work-dlq").Count == 1);
         await host.StopAsync();
 
@@ -129,7 +129,7 @@ public sealed class MessageBusEndToEndTests
         await host.StartAsync();
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
 
-        await broker.SendAsync(new SqsSendRequest { QueueName = "from-bus", MessageBody = """{"Type":"SubscriptionConfirmation","MessageId":"m","TopicArn":"arn:aws:sns:x:1:t","Token":"t"}""" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "from-bus", Body = """{"Type":"SubscriptionConfirmation","MessageId":"m","TopicArn":"arn:aws:sns:x:1:t","Token":"t"}""" });
         await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
         await recorder.AllReceived.WaitAsync(Patience);
         await WaitUntil(() => broker.GetQueue("from-bus").Count == 0);

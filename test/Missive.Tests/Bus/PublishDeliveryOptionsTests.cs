@@ -174,7 +174,7 @@ public sealed class PublishDeliveryOptionsTests
         IMessageTransport transport = new OneEventAtATime();
         EventBridgeEntry Entry(string bus) => new() { EventBusName = bus, Source = "/s", DetailType = "t", Detail = "{}" };
 
-        IReadOnlyList<BatchEntryResult> results = await transport.PutEventsAsync([Entry("a"), Entry("missing"), Entry("b")]);
+        IReadOnlyList<BatchEntryResult> results = await transport.PutEventBatchAsync([Entry("a"), Entry("missing"), Entry("b")]);
 
         Assert.Equal([0, 1, 2], [results[0].Index, results[1].Index, results[2].Index]);
         Assert.Equal("event-a", results[0].MessageId);
@@ -191,7 +191,7 @@ public sealed class PublishDeliveryOptionsTests
         broker.CreateEventBus("b");
         broker.AddRule("b", "q");
 
-        IReadOnlyList<BatchEntryResult> results = await ((IMessageTransport)broker).PutEventsAsync(
+        IReadOnlyList<BatchEntryResult> results = await ((IMessageTransport)broker).PutEventBatchAsync(
         [
             new EventBridgeEntry { EventBusName = "b", Source = "/s", DetailType = "t", Detail = "{\"n\":1}" },
             new EventBridgeEntry { EventBusName = "b", Source = "/s", DetailType = "t", Detail = "{\"n\":2}" },

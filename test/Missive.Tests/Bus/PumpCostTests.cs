@@ -84,7 +84,7 @@ public sealed class PumpCostTests(ITestOutputHelper output)
             {
                 foreach (string body in await Bodies(bodies, Backlog))
                 {
-                    await broker.SendAsync(new SqsSendRequest { QueueName = "bench", MessageBody = body });
+                    await broker.SendAsync(new SqsSendRequest { QueueName = "bench", Body = body });
                 }
             }
 
@@ -150,7 +150,7 @@ public sealed class PumpCostTests(ITestOutputHelper output)
         var bodies = new List<string>(count);
         for (int i = 0; i < count; i++)
         {
-            bodies.Add(writer.ToSqs(factory.CreateEnvelope(Orders.Create(1)), "bench").MessageBody);
+            bodies.Add(writer.ToSqs(factory.CreateEnvelope(Orders.Create(1)), "bench").Body);
         }
 
         return Task.FromResult(bodies);

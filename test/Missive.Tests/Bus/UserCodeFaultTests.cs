@@ -364,7 +364,7 @@ public sealed class UserCodeFaultTests(AwsEmulatorFixture fixture)
     {
         Faults.Reset(row.Seam, row.Misbehaviour);
         await host.StartAsync();
-        await transport.SendAsync(new SqsSendRequest { QueueName = queue, MessageBody = outbound.Body, MessageAttributes = outbound.MessageAttributes });
+        await transport.SendAsync(new SqsSendRequest { QueueName = queue, Body = outbound.Body, MessageAttributes = outbound.MessageAttributes });
         try
         {
             switch (row.Fate)

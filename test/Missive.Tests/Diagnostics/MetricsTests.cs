@@ -67,7 +67,7 @@ public sealed class MetricsTests
             await publisher.PublishAsync(order);
         }
 
-        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = UnregisteredEnvelope() });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "orders", Body = UnregisteredEnvelope() });
         await host.StartAsync();
         await BusTestHost.WaitUntil(() => broker.GetQueue("orders").Count == 0 && broker.GetQueue("orders-dlq").Count == 1 && failOnce.Handled == 3);
         await BusTestHost.WaitUntil(() => Sum(measurements, "missive.messages.handled") == 3);

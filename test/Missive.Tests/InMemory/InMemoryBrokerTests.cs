@@ -18,7 +18,7 @@ public sealed class InMemoryBrokerTests
     {
         var broker = new InMemoryBroker(_time);
         broker.CreateQueue("q", o => o.VisibilityTimeout = TimeSpan.FromSeconds(30));
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "hello" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "hello" });
 
         IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q", 10, TimeSpan.Zero);
         IReadOnlyList<SqsMessage> hidden = await broker.ReceiveAsync("q", 10, TimeSpan.Zero);
@@ -44,7 +44,7 @@ public sealed class InMemoryBrokerTests
         broker.CreateQueue("q");
 
         Task<IReadOnlyList<SqsMessage>> waiting = broker.ReceiveAsync("q", 1, TimeSpan.FromSeconds(20));
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "hi" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "hi" });
 
         Assert.Same(waiting, await Task.WhenAny(waiting, Task.Delay(TimeSpan.FromSeconds(10))));
         Assert.Equal("hi", (await waiting)[0].Body);
@@ -57,7 +57,7 @@ public sealed class InMemoryBrokerTests
         broker.CreateQueue("dlq");
         broker.CreateQueue("q", o => { o.DeadLetterQueue = "dlq"; o.MaxReceiveCount = 3; o.VisibilityTimeout = TimeSpan.FromSeconds(1); });
         var attributes = new Dictionary<string, MessageAttributeValue> { ["tenant"] = MessageAttributeValue.FromString("acme") };
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "poison ✉", MessageAttributes = attributes });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "poison ✉", MessageAttributes = attributes });
 
         int receives = 0;
         for (int i = 0; i < 5; i++)
@@ -83,7 +83,7 @@ public sealed class InMemoryBrokerTests
         broker.CreateQueue("q.fifo", o => o.ContentBasedDeduplication = true);
         foreach ((string group, string body) in new[] { ("a", "a1"), ("b", "b1"), ("a", "a2"), ("b", "b2"), ("a", "a3"), ("c", "c1") })
         {
-            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = body, MessageGroupId = group });
+            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = body, MessageGroupId = group });
         }
 
         IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 4, TimeSpan.Zero);
@@ -108,7 +108,7 @@ public sealed class InMemoryBrokerTests
         broker.CreateQueue("q.fifo", o => o.ContentBasedDeduplication = true);
         foreach (string body in new[] { "a1", "a2", "a3" })
         {
-            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = body, MessageGroupId = "a" });
+            await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = body, MessageGroupId = "a" });
         }
 
         IReadOnlyList<SqsMessage> first = await broker.ReceiveAsync("q.fifo", 10, TimeSpan.Zero);
@@ -128,12 +128,12 @@ public sealed class InMemoryBrokerTests
         var broker = new InMemoryBroker(_time);
         broker.CreateQueue("q.fifo");
 
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = "x", MessageGroupId = "g", MessageDeduplicationId = "d1" });
 
         Assert.Equal(1, broker.GetQueue("q.fifo").Count);
-        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageDeduplicationId = "d2" }));
-        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", MessageBody = "x", MessageGroupId = "g" }));
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = "x", MessageDeduplicationId = "d2" }));
+        await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q.fifo", Body = "x", MessageGroupId = "g" }));
     }
 
     [Fact]
@@ -143,19 +143,19 @@ public sealed class InMemoryBrokerTests
         broker.CreateQueue("q");
         broker.CreateQueue("small", o => o.MaxMessageSize = 1024);
 
-        var tooBig = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = new string('x', SqsRules.MaxMessageSize + 1) }));
-        var smallQueue = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "small", MessageBody = new string('x', 1000), MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["pad"] = MessageAttributeValue.FromString(new string('y', 30)) } }));
-        var badChar = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "bell \u0007" }));
-        var lone = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "half \uD800 pair" }));
-        var badName = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "x", MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["AWS.reserved"] = MessageAttributeValue.FromString("v") } }));
+        var tooBig = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = new string('x', SqsRules.MaxMessageSize + 1) }));
+        var smallQueue = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "small", Body = new string('x', 1000), MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["pad"] = MessageAttributeValue.FromString(new string('y', 30)) } }));
+        var badChar = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "bell \u0007" }));
+        var lone = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "half \uD800 pair" }));
+        var badName = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "x", MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["AWS.reserved"] = MessageAttributeValue.FromString("v") } }));
         var eleven = new Dictionary<string, MessageAttributeValue>();
         for (int i = 0; i < 11; i++)
         {
             eleven["a" + i] = MessageAttributeValue.FromNumber(i.ToString(System.Globalization.CultureInfo.InvariantCulture));
         }
 
-        var tooMany = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "x", MessageAttributes = eleven }));
-        var unknown = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "nope", MessageBody = "x" }));
+        var tooMany = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "x", MessageAttributes = eleven }));
+        var unknown = await Assert.ThrowsAsync<MessageTransportException>(() => broker.SendAsync(new SqsSendRequest { QueueName = "nope", Body = "x" }));
 
         Assert.Contains("1048576", tooBig.Message.Replace(",", string.Empty, StringComparison.Ordinal), StringComparison.Ordinal);
         Assert.Contains("1024", smallQueue.Message, StringComparison.Ordinal);
@@ -165,7 +165,7 @@ public sealed class InMemoryBrokerTests
         Assert.Contains("11 attributes", tooMany.Message, StringComparison.Ordinal);
         Assert.Contains("'nope'", unknown.Message, StringComparison.Ordinal);
         Assert.Equal(0, broker.GetQueue("q").Count);
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "tab\t newline\n emoji 😀 private \uE000" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "tab\t newline\n emoji 😀 private \uE000" });
         Assert.Equal(1, broker.GetQueue("q").Count);
     }
 

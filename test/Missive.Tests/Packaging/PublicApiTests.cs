@@ -57,7 +57,9 @@ public sealed class PublicApiTests
             {
                 if (Visible(member) && Describe(member) is { } text)
                 {
-                    lines.Add($"  {Name(type)}.{text}");
+                    // A member kept for its old callers says so: the renames show with their forwarders.
+                    string obsolete = member.GetCustomAttribute<ObsoleteAttribute>() is not null && member.GetCustomAttribute<System.Runtime.CompilerServices.CompilerFeatureRequiredAttribute>() is null ? "[Obsolete] " : string.Empty; // not the mark the compiler puts on constructors of types with required members
+                    lines.Add($"  {Name(type)}.{obsolete}{text}");
                 }
             }
         }

@@ -461,7 +461,7 @@ public sealed class TimeAndPartialFailureTests
         {
             Entered.TrySetResult();
             await Hold.Task;
-            Sent.Enqueue("ORD-" + request.MessageBody.Split("\"ORD-")[1].Split('"')[0]);
+            Sent.Enqueue("ORD-" + request.Body.Split("\"ORD-")[1].Split('"')[0]);
             return Guid.NewGuid().ToString();
         }
     }

@@ -111,7 +111,7 @@ internal static class BatchSends
                     events[i] = (EventBridgeEntry)entries[i].Request;
                 }
 
-                return transport.PutEventsAsync(events, cancellationToken);
+                return transport.PutEventBatchAsync(events, cancellationToken);
         }
     }
 }

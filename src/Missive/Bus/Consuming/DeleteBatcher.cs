@@ -7,13 +7,15 @@ using Missive.Transport;
 
 namespace Missive.Bus;
 
-/// <summary>
-/// Deletes handled messages of one queue in batch calls, with no thread of its own: the tenth handled message sends
-/// the batch from its own continuation, and a timer sends a part-full batch once its oldest receipt has waited
-/// <see cref="MaxWait"/>. Each call has a deadline (<c>callTimeout</c>), so <see cref="CompleteAsync"/>, which sends
-/// whatever is pending and waits for every call under way (so that nothing handled is left to be delivered again),
-/// cannot wait for ever.
-/// </summary>
+/// <summary>Deletes the handled messages of one queue in batch calls, with no thread of its own.</summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>The tenth handled message sends the batch from its own continuation; a timer sends a part-full batch once
+/// its oldest receipt has waited <see cref="MaxWait"/>.</item>
+/// <item>Each call has a deadline (<c>callTimeout</c>), so <see cref="CompleteAsync"/> cannot wait for ever: it sends
+/// whatever is pending and waits for every call under way, so that nothing handled is left to be delivered again.</item>
+/// </list>
+/// </remarks>
 internal sealed class DeleteBatcher : IDisposable
 {
     /// <summary>The most receipts one delete call takes (SQS's batch limit).</summary>

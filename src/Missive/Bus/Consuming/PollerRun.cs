@@ -41,7 +41,7 @@ internal sealed class PollerRun : IDisposable
     private int _waiting;
     private int _releasing;
     private bool _stopping;
-    private TaskCompletionSource? _room;
+    private TaskCompletionSource? _receiveWaiter;
     private TaskCompletionSource? _idle;
 
     public PollerRun(IMessageTransport transport, MessageDispatcher dispatcher, string queue, PollerOptions options, TimeProvider timeProvider, ILogger logger, BusTelemetry telemetry, PollerHealth health, CancellationToken stopping)
@@ -85,16 +85,16 @@ internal sealed class PollerRun : IDisposable
         {
             var (run, source, wait) = ((PollerRun, CancellationTokenSource?, TimeSpan))state!;
             source?.CancelAfter(wait);
-            run.StopWaitingForRoom();
+            run.StopWaitingToReceive();
         }, (this, receiveEnds, _options.WaitTime + ReceiveOverrun));
         CancellationToken receiving = receiveEnds?.Token ?? stopping;
         try
         {
             while (!stopping.IsCancellationRequested)
             {
-                if (WaitForRoom() is { } room)
+                if (WaitUntilReceiveAllowed() is { } allowed)
                 {
-                    await room.ConfigureAwait(false); // cancelled when stopping begins
+                    await allowed.ConfigureAwait(false); // cancelled when stopping begins
                 }
 
                 IReadOnlyList<SqsMessage> messages;
@@ -211,7 +211,7 @@ internal sealed class PollerRun : IDisposable
     private bool CanReceive() => _ready.Count == 0 && (_running < _options.MaxConcurrency || _waiting == 0);
 
     /// <summary>Returns <c>null</c> when a receive may be made now, else a task that completes when one may (cancelled when stopping begins).</summary>
-    private Task? WaitForRoom()
+    private Task? WaitUntilReceiveAllowed()
     {
         lock (_gate)
         {
@@ -225,22 +225,22 @@ internal sealed class PollerRun : IDisposable
                 return null;
             }
 
-            _room = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            return _room.Task;
+            _receiveWaiter = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            return _receiveWaiter.Task;
         }
     }
 
-    /// <summary>Stopping began: the receive loop no longer waits for room.</summary>
-    private void StopWaitingForRoom()
+    /// <summary>Stopping began: the receive loop no longer waits to receive.</summary>
+    private void StopWaitingToReceive()
     {
-        TaskCompletionSource? room;
+        TaskCompletionSource? receiveWaiter;
         lock (_gate)
         {
-            room = _room;
-            _room = null;
+            receiveWaiter = _receiveWaiter;
+            _receiveWaiter = null;
         }
 
-        room?.TrySetCanceled(_stoppingToken);
+        receiveWaiter?.TrySetCanceled(_stoppingToken);
     }
 
     /// <summary>Holds received messages (the heartbeat keeps them invisible) and queues them: FIFO ones behind their group's.</summary>
@@ -280,7 +280,7 @@ internal sealed class PollerRun : IDisposable
         while (true)
         {
             SqsMessage? message;
-            TaskCompletionSource? room;
+            TaskCompletionSource? receiveWaiter;
             lock (_gate)
             {
                 if (_stopping || _running >= _options.MaxConcurrency || !_ready.TryDequeue(out message))
@@ -290,10 +290,10 @@ internal sealed class PollerRun : IDisposable
 
                 _running++;
                 _waiting--;
-                room = TakeRoomSignal();
+                receiveWaiter = TakeReceiveWaiterIfAllowed();
             }
 
-            room?.TrySetResult();
+            receiveWaiter?.TrySetResult();
             ValueTask<bool> processing = ProcessAsync(message);
             if (processing.IsCompleted)
             {
@@ -365,7 +365,7 @@ internal sealed class PollerRun : IDisposable
     {
         _heartbeat.Drop(message);
         List<SqsMessage>? released = null;
-        TaskCompletionSource? room, idle = null;
+        TaskCompletionSource? receiveWaiter, idle = null;
         lock (_gate)
         {
             _running--;
@@ -387,14 +387,14 @@ internal sealed class PollerRun : IDisposable
                 }
             }
 
-            room = TakeRoomSignal();
+            receiveWaiter = TakeReceiveWaiterIfAllowed();
             if (_stopping && _running == 0 && _releasing == 0)
             {
                 idle = _idle;
             }
         }
 
-        room?.TrySetResult();
+        receiveWaiter?.TrySetResult();
         idle?.TrySetResult();
         if (released is not null)
         {
@@ -424,17 +424,17 @@ internal sealed class PollerRun : IDisposable
         }
     }
 
-    /// <summary>The receive loop's signal, taken when a receive may be made now. Under the lock.</summary>
-    private TaskCompletionSource? TakeRoomSignal()
+    /// <summary>The receive loop's waiter, taken (to be completed) when a receive may be made now. Under the lock.</summary>
+    private TaskCompletionSource? TakeReceiveWaiterIfAllowed()
     {
-        TaskCompletionSource? room = _room;
-        if (room is null || !CanReceive())
+        TaskCompletionSource? receiveWaiter = _receiveWaiter;
+        if (receiveWaiter is null || !CanReceive())
         {
             return null;
         }
 
-        _room = null;
-        return room;
+        _receiveWaiter = null;
+        return receiveWaiter;
     }
 
     /// <summary>Stops starting messages: returns those received and not started (to be released), and a task that completes when no handler runs.</summary>

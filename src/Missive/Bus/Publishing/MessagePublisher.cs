@@ -295,7 +295,7 @@ internal sealed class MessagePublisher : IMessagePublisher
 
                     break;
                 case RouteKind.Sns:
-                    SnsPublishRequest publish = WithOptions(_writer.ToSns(envelope, route.Target, format, options?.Subject, groupId, deduplicationId), options);
+                    SnsPublishRequest publish = WithOptions(_writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId), options);
                     size = SizeOf(publish.Message);
                     messageId = await transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
                     break;

@@ -7,15 +7,21 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// Gathers the sends of concurrent publishes to one destination into batch calls (<see cref="BatchSends"/>), each
-/// publish awaiting its own entry's outcome, as a group commit does: a send to a destination with no call under way goes
-/// at once, alone (at low load a publish waits for nothing); while a call is under way, the sends that come are gathered
-/// and go when it ends, when 10 have come, or when the window since the first of them has passed, whichever is first.
-/// The calls of one destination go one after another, in the order their sends came, so a FIFO group keeps its order. A
-/// publish cancelled before its call begins (gathering, or queued behind a call under way) is withdrawn: it returns at
-/// once, cancelled, and nothing of it is sent; once its call has begun, it ends with the service's answer. Everything
-/// that is not a send goes straight to the transport.
+/// Gathers the sends of concurrent publishes to one destination into batch calls (<see cref="BatchSends"/>), as a
+/// group commit does.
 /// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>A send to a destination with no call under way goes at once, alone: at low load a publish waits for nothing.</item>
+/// <item>While a call is under way, the sends that come are gathered and go when it ends, when 10 have come, or when
+/// the window since the first of them has passed, whichever is first.</item>
+/// <item>Each publish awaits its own entry's outcome. The calls of one destination go one after another, in the order
+/// their sends came, so a FIFO group keeps its order.</item>
+/// <item>A publish cancelled before its call begins (gathering, or queued behind a call under way) is withdrawn: it
+/// returns at once, cancelled, and nothing of it is sent; once its call has begun, it ends with the service's answer.</item>
+/// <item>Everything that is not a send goes straight to the transport.</item>
+/// </list>
+/// </remarks>
 internal sealed class PublishCoalescer : IMessageTransport
 {
     private const int MaxEntries = 10;

@@ -13,8 +13,20 @@ public sealed class PublishOptions
     /// <summary>Gets or sets the FIFO deduplication id; <c>null</c> relies on content-based deduplication.</summary>
     public string? MessageDeduplicationId { get; set; }
 
-    /// <summary>Gets or sets the SNS subject, or <c>null</c>.</summary>
-    public string? Subject { get; set; }
+    /// <summary>
+    /// Gets or sets the SNS message's <c>Subject</c> (what an email subscription shows as its subject line), or <c>null</c>.
+    /// Only SNS publishers send it; a queue or event bus has no such field. Not the envelope's CloudEvents <c>subject</c>:
+    /// set that with <see cref="ConfigureEnvelope"/>.
+    /// </summary>
+    public string? SnsSubject { get; set; }
+
+    /// <summary>Gets or sets the SNS subject: the former name of <see cref="SnsSubject"/>.</summary>
+    [Obsolete("Use SnsSubject: this is the SNS message's Subject, not the envelope's CloudEvents subject. Subject will be removed in a later release.")]
+    public string? Subject
+    {
+        get => SnsSubject;
+        set => SnsSubject = value;
+    }
 
     /// <summary>
     /// Gets or sets the envelope <c>type</c> for this message: one of the identifiers its .NET type is registered under

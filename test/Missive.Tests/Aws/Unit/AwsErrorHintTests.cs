@@ -49,7 +49,7 @@ public sealed class AwsErrorHintTests
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(HttpStatusCode.BadRequest, "{\"__type\":\"com.amazonaws.sqs#QueueDoesNotExist\",\"message\":\"The specified queue does not exist.\"}", QueryError("AWS.SimpleQueueService.NonExistentQueue")) };
         using AwsTransport transport = Transport(handler);
 
-        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "bilings", MessageBody = "{}" }));
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "bilings", Body = "{}" }));
 
         Assert.StartsWith("SQS GetQueueUrl on queue 'bilings' failed", error.Message, StringComparison.Ordinal);
         Assert.True(error.IsPersistent);
@@ -80,7 +80,7 @@ public sealed class AwsErrorHintTests
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(HttpStatusCode.BadRequest, "{\"__type\":\"com.amazon.coral.service#AccessDeniedException\",\"message\":\"not authorized\"}", QueryError("AccessDenied")) };
         using AwsTransport transport = Transport(handler);
 
-        IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync([new SqsSendRequest { QueueName = "billing", MessageBody = "{}" }]);
+        IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync([new SqsSendRequest { QueueName = "billing", Body = "{}" }]);
 
         Assert.Contains("sqs:SendMessage on queue 'billing'", results[0].ErrorMessage, StringComparison.Ordinal);
         Assert.True(results[0].SenderFault);

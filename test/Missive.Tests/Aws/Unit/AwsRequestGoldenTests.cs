@@ -66,13 +66,13 @@ public sealed class AwsRequestGoldenTests
     private static async Task Run(AwsTransport transport, string operation)
     {
         var entry = new EventBridgeEntry { EventBusName = "orders-bus", Source = "/orders", DetailType = "Orders.OrderPlaced", Detail = "{\"id\":\"1\"}", Resources = ["arn:aws:s3:::bucket"], Time = new DateTimeOffset(2025, 11, 3, 14, 27, 9, 441, TimeSpan.Zero) };
-        var send = new SqsSendRequest { QueueName = "orders", MessageBody = "{\"id\":\"1\"}", MessageAttributes = Attributes, MessageGroupId = "customer-7", MessageDeduplicationId = "order-1", Delay = TimeSpan.FromSeconds(5) };
+        var send = new SqsSendRequest { QueueName = "orders", Body = "{\"id\":\"1\"}", MessageAttributes = Attributes, MessageGroupId = "customer-7", MessageDeduplicationId = "order-1", Delay = TimeSpan.FromSeconds(5) };
         var publish = new SnsPublishRequest { TopicArn = TopicArn, Message = "{\"id\":\"1\",\"note\":\"a & b = c\"}", Subject = "Order placed", MessageAttributes = Attributes, MessageGroupId = "customer-7", MessageDeduplicationId = "order-1" };
         switch (operation)
         {
             case "sqs-GetQueueUrl": await transport.GetQueueUrlAsync("orders"); break;
             case "sqs-SendMessage": await transport.SendAsync(send); break;
-            case "sqs-SendMessageBatch": await transport.SendBatchAsync([send, new SqsSendRequest { QueueName = "orders", MessageBody = "second" }]); break;
+            case "sqs-SendMessageBatch": await transport.SendBatchAsync([send, new SqsSendRequest { QueueName = "orders", Body = "second" }]); break;
             case "sqs-ReceiveMessage": await transport.ReceiveAsync("orders", 10, TimeSpan.FromSeconds(20), TimeSpan.FromSeconds(45)); break;
             case "sqs-DeleteMessage": await transport.DeleteAsync("orders", "receipt-1"); break;
             case "sqs-DeleteMessageBatch": await transport.DeleteBatchAsync("orders", ["receipt-1", "receipt-2"]); break;

@@ -79,7 +79,7 @@ public sealed class AwsResponseAndErrorTests
         const string Answer = "{\"MessageId\":\"m-1\",\"MD5OfMessageBody\":\"00000000000000000000000000000000\"}";
         using AwsTransport checking = Transport(new RecordingHandler().Then(HttpStatusCode.OK, Answer));
         using AwsTransport trusting = Transport(new RecordingHandler().Then(HttpStatusCode.OK, Answer), o => o.VerifyMessageDigests = false);
-        var request = new SqsSendRequest { QueueName = "orders", MessageBody = "hello" };
+        var request = new SqsSendRequest { QueueName = "orders", Body = "hello" };
 
         Assert.Equal("DigestMismatch", (await Assert.ThrowsAsync<MessageTransportException>(() => checking.SendAsync(request))).ErrorCode);
         Assert.Equal("m-1", await trusting.SendAsync(request));
@@ -91,7 +91,7 @@ public sealed class AwsResponseAndErrorTests
         var handler = new RecordingHandler().Then(HttpStatusCode.OK, "{\"Successful\":[{\"Id\":\"1\",\"MessageId\":\"m-2\",\"MD5OfMessageBody\":\"5d41402abc4b2a76b9719d911017c592\"}],\"Failed\":[{\"Id\":\"0\",\"SenderFault\":true,\"Code\":\"InvalidMessageContents\",\"Message\":\"Invalid characters.\"}]}");
         using AwsTransport transport = Transport(handler);
 
-        IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync([new SqsSendRequest { QueueName = "orders", MessageBody = "bad" }, new SqsSendRequest { QueueName = "orders", MessageBody = "hello" }]);
+        IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync([new SqsSendRequest { QueueName = "orders", Body = "bad" }, new SqsSendRequest { QueueName = "orders", Body = "hello" }]);
 
         Assert.False(results[0].Succeeded);
         Assert.Equal("InvalidMessageContents", results[0].ErrorCode);
@@ -120,7 +120,7 @@ public sealed class AwsResponseAndErrorTests
             ("x-amzn-query-error", "AWS.SimpleQueueService.NonExistentQueue;Sender"), ("x-amzn-RequestId", "req-42"));
         using AwsTransport transport = Transport(handler);
 
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "secret body" }));
+        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "secret body" }));
 
         Assert.Equal("AWS.SimpleQueueService.NonExistentQueue", e.ErrorCode);
         Assert.Equal("req-42", e.RequestId);
@@ -170,7 +170,7 @@ public sealed class AwsResponseAndErrorTests
         var handler = new RecordingHandler().Then(status, body, headers).Then(HttpStatusCode.OK, "{\"MessageId\":\"m-1\"}");
         using AwsTransport transport = Transport(handler, o => o.VerifyMessageDigests = false);
 
-        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
 
         Assert.Equal(2, handler.Requests.Count);
         Assert.All(handler.Requests, r => Assert.StartsWith("AWS4-HMAC-SHA256 Credential=", r.Headers["Authorization"], StringComparison.Ordinal));
@@ -183,7 +183,7 @@ public sealed class AwsResponseAndErrorTests
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Answer(HttpStatusCode.ServiceUnavailable, "{\"__type\":\"ServiceUnavailable\"}") };
         using AwsTransport transport = Transport(handler, o => o.MaxAttempts = 4);
 
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
 
         Assert.Equal(4, handler.Requests.Count);
         Assert.True(e.IsTransient);
@@ -205,7 +205,7 @@ public sealed class AwsResponseAndErrorTests
         };
         using AwsTransport transport = Transport(handler, o => o.VerifyMessageDigests = false);
 
-        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
         Assert.Equal(2, calls);
     }
 
@@ -217,7 +217,7 @@ public sealed class AwsResponseAndErrorTests
         using var cancelled = new CancellationTokenSource();
         await cancelled.CancelAsync();
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }, cancelled.Token));
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }, cancelled.Token));
         Assert.True(handler.Requests.Count <= 1);
     }
 

@@ -148,7 +148,7 @@ public sealed class BatchEntryRetryTests
         string large = new('x', 400 * 1024), medium = new('y', 100 * 1024);
 
         // SQS, 1 MiB: two 400 KiB bodies fit with the small ones before them, a third does not; then count.
-        SqsSendRequest[] sends = [.. Requests("orders", 2), .. Enumerable.Range(0, 3).Select(_ => new SqsSendRequest { QueueName = "orders", MessageBody = large }), .. Requests("orders", 12)];
+        SqsSendRequest[] sends = [.. Requests("orders", 2), .. Enumerable.Range(0, 3).Select(_ => new SqsSendRequest { QueueName = "orders", Body = large }), .. Requests("orders", 12)];
         Assert.All(await toSqs.SendBatchAsync(sends), r => Assert.True(r.Succeeded));
         Assert.Equal([4, 10, 3], sqs.Calls.Select(c => c.Length));
 
@@ -181,7 +181,7 @@ public sealed class BatchEntryRetryTests
         };
         using AwsTransport transport = Transport(handler);
 
-        IReadOnlyList<BatchEntryResult> results = await transport.PutEventsAsync(
+        IReadOnlyList<BatchEntryResult> results = await transport.PutEventBatchAsync(
             [.. Enumerable.Range(0, 3).Select(i => new EventBridgeEntry { EventBusName = "b", Source = "/s", DetailType = "t", Detail = "{\"n\":" + i + "}" })]);
 
         Assert.Equal(["e-0", "e-1", null], results.Select(r => r.MessageId));
@@ -194,7 +194,7 @@ public sealed class BatchEntryRetryTests
     private static SnsPublishRequest Publish(string message) => new() { TopicArn = "arn:aws:sns:eu-west-1:123456789012:orders", Message = message };
 
     private static SqsSendRequest[] Requests(string queue, int count, string? group = null)
-        => [.. Enumerable.Range(0, count).Select(i => new SqsSendRequest { QueueName = queue, MessageBody = "b" + i, MessageGroupId = group, MessageDeduplicationId = group is null ? null : "d" + i })];
+        => [.. Enumerable.Range(0, count).Select(i => new SqsSendRequest { QueueName = queue, Body = "b" + i, MessageGroupId = group, MessageDeduplicationId = group is null ? null : "d" + i })];
 
     private static AwsTransport Transport(RecordingHandler handler, Action<AwsTransportOptions>? configure = null)
         => RecordingHandler.Transport(handler, o =>

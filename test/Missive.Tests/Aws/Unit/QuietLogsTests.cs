@@ -56,7 +56,7 @@ public sealed class QuietLogsTests
             bus => bus.AddHandler<Order, NoOpHandler>().AddQueuePoller("q", o => o.WaitTime = TimeSpan.FromMilliseconds(50)),
             logger: log);
         Missive.InMemory.InMemoryBroker broker = host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>();
-        await broker.SendAsync(new SqsSendRequest { QueueName = "q", MessageBody = "%%% neither JSON nor base64 %%%" });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = "%%% neither JSON nor base64 %%%" });
 
         await host.StartAsync();
         await BusTestHost.WaitUntil(() => log.Messages.Any(m => m.Contains("could not be read", StringComparison.Ordinal)));

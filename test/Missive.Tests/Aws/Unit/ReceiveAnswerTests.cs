@@ -102,7 +102,7 @@ public sealed class ReceiveAnswerTests
         using AwsTransport transport = Transport(handler, configure: o => o.MaxAttempts = 2);
         long before = GC.GetTotalAllocatedBytes(precise: true);
 
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
 
         Assert.InRange(GC.GetTotalAllocatedBytes(precise: true) - before, 0, 4 << 20);
         Assert.Equal("Http500", e.ErrorCode);
@@ -128,7 +128,7 @@ public sealed class ReceiveAnswerTests
 
         var e = await Assert.ThrowsAsync<MessageTransportException>(() => service switch
         {
-            "sqs" => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }),
+            "sqs" => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }),
             "sns" => transport.PublishAsync(new SnsPublishRequest { TopicArn = "arn:aws:sns:eu-west-1:123456789012:orders", Message = "x" }),
             _ => transport.PutEventAsync(new EventBridgeEntry { EventBusName = "bus", Source = "/s", DetailType = "t", Detail = "{}" }),
         });
@@ -143,7 +143,7 @@ public sealed class ReceiveAnswerTests
         byte[] answer = [.. "{\"MessageId\":\"m-"u8, 0xC3, 0x28, .. "\"}"u8];
         using AwsTransport transport = Transport(new RecordingHandler().Then(_ => RecordingHandler.Answer(HttpStatusCode.OK, new ByteArrayContent(answer))), configure: o => o.VerifyMessageDigests = false);
 
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
 
         Assert.Equal("MalformedResponse", e.ErrorCode);
         Assert.IsType<InvalidOperationException>(e.InnerException);
@@ -167,8 +167,8 @@ public sealed class ReceiveAnswerTests
             });
         using AwsTransport transport = Transport(handler, factory.CreateLogger<AwsTransport>(), o => o.VerifyMessageDigests = false);
 
-        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
-        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "y" }));
+        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
+        Assert.Equal("m-1", await transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "y" }));
 
         Assert.Equal(3, handler.Requests.Count);
         foreach (RecordedRequest corrected in handler.Requests.Skip(1))
@@ -191,7 +191,7 @@ public sealed class ReceiveAnswerTests
         } };
         using AwsTransport transport = Transport(handler);
 
-        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", MessageBody = "x" }));
+        var e = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "x" }));
 
         Assert.Equal("SignatureDoesNotMatch", e.ErrorCode);
         Assert.Single(handler.Requests);

@@ -116,7 +116,7 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
             Assert.True(results[Batch - 1].Succeeded, results[Batch - 1].ErrorMessage);
             for (int i = 0; i < Batch && pooledBodies; i++)
             {
-                EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8MessageBody.Length);
+                EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8Body.Length);
             }
         });
 
@@ -155,7 +155,7 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
                     events[i] = writer.ToEventBridge(envelopes[i], "bench");
                 }
 
-                results = await transport.PutEventsAsync(events);
+                results = await transport.PutEventBatchAsync(events);
             }
 
             Assert.True(results[Batch - 1].Succeeded, results[Batch - 1].ErrorMessage);
