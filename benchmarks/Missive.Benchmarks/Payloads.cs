@@ -67,6 +67,8 @@ public sealed class OrderPlacedReflected
 }
 
 [JsonSerializable(typeof(OrderPlaced))]
+[JsonSerializable(typeof(PlainCloudEvent))]
+[JsonSerializable(typeof(PlainEventBridgeEvent))]
 public sealed partial class BenchJsonContext : JsonSerializerContext
 {
 }

@@ -16,7 +16,7 @@ public static class Setup
     public static readonly Utf8JsonEnvelopeSerializer Utf8 = new(Map);
     public static readonly ProtobufEnvelopeSerializer Protobuf = new(Map);
     public static readonly EnvelopeSerializerProvider Serializers = new(Utf8, Protobuf);
-    public static readonly InboundMessageReader Inbound = new(Serializers, Map.Options, detailReader: Utf8); // composed as the bus composes it
+    public static readonly InboundMessageReader Inbound = new(Serializers, Map.Options); // built as docs/serializers.md shows a user building it
 
     public static int[] ItemCounts => Quick ? [1, 100] : [1, 10, 100, 1000];
 

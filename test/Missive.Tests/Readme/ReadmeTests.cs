@@ -126,6 +126,31 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheReadingSnippet_ReadsAnEventBridgeEvent_WithTheDetailReadInPlace()
+    {
+        await using ServiceProvider provider = new ServiceCollection()
+            .AddMessageBus(bus => bus
+                .AddMessageType<OrderPlaced>("Orders.OrderPlaced")
+                .ConfigureSerialization(o => o.JsonSerializerContext = AppJsonContext.Default)
+                .EnableExperimentalFeatures()
+                .AddEventBridgePublisher<OrderPlaced>("orders-bus")
+                .UseInMemoryBroker(b =>
+                {
+                    b.CreateEventBus("orders-bus");
+                    b.CreateQueue("audit");
+                    b.AddRule("orders-bus", "audit");
+                }))
+            .BuildServiceProvider();
+        await provider.GetRequiredService<Missive.Bus.IMessagePublisher>().PublishAsync(new OrderPlaced("ORD-11", 3m));
+        SqsMessage received = Assert.Single(await provider.GetRequiredService<Missive.InMemory.InMemoryBroker>().ReceiveAsync("audit", 1, TimeSpan.Zero));
+
+        var read = Assert.IsType<MessageEnvelope<OrderPlaced>>(ReadingReceivedMessages.Read(provider, received));
+
+        Assert.Equal("ORD-11", read.Message.OrderId);
+        Assert.NotNull(read.EventBridgeMetadata);
+    }
+
+    [Fact]
     public void TheSerializerSnippets_RoundTripOneEnvelopeAndABatch_WithWhatDependencyInjectionHandsOut()
     {
         foreach (bool experimental in new[] { false, true })
