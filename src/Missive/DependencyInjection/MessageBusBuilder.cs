@@ -5,6 +5,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.DependencyInjection.Extensions;
 using Missive.Bus;
 using Missive.InMemory;
+using Missive.Offload;
 using Missive.Serialization;
 using Missive.Transport;
 
@@ -241,6 +242,38 @@ public sealed class MessageBusBuilder
         }
 
         Bus.CoalescingWindow = window;
+        return this;
+    }
+
+    /// <summary>
+    /// Stores the bodies of messages larger than their service takes (or every message's) in a payload store and sends
+    /// a pointer in their place, in the format of AWS's extended clients; pointers received are resolved before handlers
+    /// see the message. The store is the <see cref="IPayloadStore"/> registered in the services, or an
+    /// <see cref="InMemoryPayloadStore"/> when none is (Missive.Aws adds the S3 store).
+    /// </summary>
+    /// <param name="configure">Sets the threshold, the pointer's names, the readable buckets and the lifecycle, or <c>null</c> for the defaults.</param>
+    /// <returns>This builder.</returns>
+    /// <remarks>
+    /// <list type="bullet">
+    /// <item>SQS sends and SNS publishes are offloaded; EventBridge takes no pointer (its <c>detail</c> must be an object).</item>
+    /// <item>The whole body (the envelope as written) is stored, as the extended clients store it, so that they read
+    /// what Missive writes and Missive reads what they write.</item>
+    /// <item>On a FIFO queue with content-based deduplication, the pointer (a new key each time) is what is hashed:
+    /// give offloaded FIFO messages a deduplication id.</item>
+    /// </list>
+    /// </remarks>
+    public MessageBusBuilder UsePayloadOffload(Action<PayloadOffloadOptions>? configure = null)
+    {
+        var options = Bus.PayloadOffload ?? new PayloadOffloadOptions();
+        configure?.Invoke(options);
+        foreach (string problem in options.Problems())
+        {
+            Problem(problem);
+        }
+
+        Bus.PayloadOffload = options;
+        Services.TryAddSingleton<IPayloadStore>(_ => new InMemoryPayloadStore());
+        Services.TryAddSingleton(sp => new PayloadResolver(sp.GetRequiredService<IPayloadStore>(), options));
         return this;
     }
 

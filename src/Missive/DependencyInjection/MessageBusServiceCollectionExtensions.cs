@@ -7,6 +7,7 @@ using Microsoft.Extensions.Logging.Abstractions;
 using System.Diagnostics.Metrics;
 using Missive.Diagnostics;
 using Missive.Lambda;
+using Missive.Offload;
 using Microsoft.Extensions.Options;
 using Missive;
 using Missive.Bus;
@@ -106,9 +107,14 @@ public static class MessageBusServiceCollectionExtensions
         services.TryAddSingleton(_ => MessagePump.MessageBusHealthFor(bus));
         services.TryAddSingleton(sp => new BusTelemetry(sp.GetService<IMeterFactory>()));
         services.TryAddSingleton(builder.LambdaProcessor);
+        if (bus.PayloadOffload is { } offload)
+        {
+            services.TryAddSingleton(sp => new PayloadOffloadingTransport(RequiredTransport(sp), sp.GetRequiredService<IPayloadStore>(), offload, sp.GetService<ILogger<PayloadOffloadingTransport>>() ?? (ILogger)NullLogger.Instance));
+        }
+
         services.TryAddSingleton(sp => Checked(sp, () => new SqsEventProcessor(
-            new MessageDispatcher(sp.GetRequiredService<InboundMessageReader>(), sp.GetRequiredService<IServiceScopeFactory>(), bus, sp.GetRequiredService<BusTelemetry>(), sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance),
-            sp.GetService<IMessageTransport>(),
+            new MessageDispatcher(sp.GetRequiredService<InboundMessageReader>(), sp.GetRequiredService<IServiceScopeFactory>(), bus, sp.GetRequiredService<BusTelemetry>(), sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance, sp.GetService<PayloadResolver>()),
+            sp.GetService<PayloadOffloadingTransport>() ?? sp.GetService<IMessageTransport>(),
             sp.GetRequiredService<SqsEventProcessorOptions>(),
             sp.GetService<ILogger<SqsEventProcessor>>() ?? (ILogger)NullLogger.Instance)));
         services.TryAddSingleton(sp => new OutboundMessageWriter(sp.GetRequiredService<IEnvelopeSerializerProvider>()));
@@ -119,7 +125,7 @@ public static class MessageBusServiceCollectionExtensions
             return new MessagePublisher(
                 sp.GetRequiredService<IEnvelopeFactory>(),
                 sp.GetRequiredService<OutboundMessageWriter>(),
-                RequiredTransport(sp),
+                BusTransport(sp),
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
                 sp,
@@ -132,14 +138,15 @@ public static class MessageBusServiceCollectionExtensions
         {
             // With handlers but no poller the pump has nothing to run (and needs no transport); it says so when the host starts it.
             services.AddHostedService(sp => Checked(sp, () => new MessagePump(
-                bus.Pollers.Count > 0 ? RequiredTransport(sp) : null,
+                bus.Pollers.Count > 0 ? BusTransport(sp) : null,
                 sp.GetRequiredService<InboundMessageReader>(),
                 sp.GetRequiredService<IServiceScopeFactory>(),
                 bus,
                 sp.GetRequiredService<BusTelemetry>(),
                 sp.GetService<TimeProvider>(),
                 sp.GetService<ILogger<MessagePump>>(),
-                sp.GetRequiredService<MessageBusHealth>())));
+                sp.GetRequiredService<MessageBusHealth>(),
+                sp.GetService<PayloadResolver>())));
         }
     }
 
@@ -149,6 +156,10 @@ public static class MessageBusServiceCollectionExtensions
         services.GetRequiredService<MessageBusValidator>().EnsureValid();
         return create();
     }
+
+    /// <summary>The transport the bus's parts use: the application's, behind the payload offload when it is on.</summary>
+    private static IMessageTransport BusTransport(IServiceProvider services)
+        => services.GetService<PayloadOffloadingTransport>() ?? RequiredTransport(services);
 
     private static IMessageTransport RequiredTransport(IServiceProvider services)
         => services.GetService<IMessageTransport>() ?? throw new MessageBusConfigurationException("No transport is configured: call UseInMemoryBroker() or register an IMessageTransport.");

@@ -23,4 +23,10 @@ public enum InvalidEnvelopeReason
 
     /// <summary>The envelope is in a format, or a shape, this reader does not handle.</summary>
     UnsupportedFormat = 7,
+
+    /// <summary>
+    /// The body is a pointer to a stored payload (see <c>UsePayloadOffload</c>) that could not be fetched: a bucket not
+    /// configured as readable, a missing object, access denied, a payload over the size limit.
+    /// </summary>
+    PayloadUnavailable = 8,
 }

@@ -32,15 +32,16 @@ public sealed partial class FolderDependencyTests
         ["Transport"] = ["Errors", "Envelopes"],
         ["Wrappers"] = ["Lexing", "Errors", "Envelopes", "Buffers", "Serialization", "Transport"],
         ["Diagnostics"] = ["Errors", "Envelopes"],
+        ["Offload"] = ["Errors", "Envelopes", "Transport"],
         ["Bus"] = ["Errors", "Transport"],
-        ["Bus/Configuration"] = ["Serialization", "Transport"],
+        ["Bus/Configuration"] = ["Serialization", "Transport", "Offload"],
         ["Bus/Health"] = ["Errors"],
         ["Bus/Batching"] = ["Errors", "Transport"],
         ["Bus/Publishing"] = ["Errors", "Envelopes", "Serialization", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Batching"],
-        ["Bus/Consuming"] = ["Errors", "Envelopes", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health"],
+        ["Bus/Consuming"] = ["Errors", "Envelopes", "Transport", "Wrappers", "Diagnostics", "Offload", "Bus", "Bus/Configuration", "Bus/Health"],
         ["Lambda"] = ["Errors", "Envelopes", "Transport", "Bus", "Bus/Consuming"],
         ["InMemory"] = ["Errors", "Envelopes", "Transport"],
-        ["DependencyInjection"] = ["Errors", "Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Publishing", "Bus/Consuming", "Lambda", "InMemory"],
+        ["DependencyInjection"] = ["Errors", "Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Wrappers", "Diagnostics", "Offload", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Publishing", "Bus/Consuming", "Lambda", "InMemory"],
     };
 
     private static string SourceRoot => Path.Combine(RepositoryPaths.Root, "src", "Missive");

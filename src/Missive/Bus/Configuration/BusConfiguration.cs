@@ -30,4 +30,7 @@ internal sealed class BusConfiguration
 
     /// <summary>Gets or sets how long concurrent publishes to one destination are gathered into one batch call, or <c>null</c> (each publish is its own call).</summary>
     public TimeSpan? CoalescingWindow { get; set; }
+
+    /// <summary>Gets or sets how large bodies are stored aside (<c>UsePayloadOffload</c>), or <c>null</c> when they are not.</summary>
+    public Offload.PayloadOffloadOptions? PayloadOffload { get; set; }
 }

@@ -6,6 +6,7 @@ using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Logging;
 using Missive.Diagnostics;
+using Missive.Offload;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -17,6 +18,7 @@ namespace Missive.Bus;
 /// </summary>
 internal sealed class MessageDispatcher
 {
+    private readonly PayloadResolver? _payloads;
     private readonly InboundMessageReader _reader;
     private readonly IServiceScopeFactory _scopes;
     private readonly BusConfiguration _configuration;
@@ -24,8 +26,9 @@ internal sealed class MessageDispatcher
     private readonly ILogger _logger;
     private readonly bool _logContent;
 
-    public MessageDispatcher(InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, ILogger logger)
+    public MessageDispatcher(InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, ILogger logger, PayloadResolver? payloads = null)
     {
+        _payloads = payloads;
         _reader = reader;
         _scopes = scopes;
         _configuration = configuration;
@@ -44,6 +47,12 @@ internal sealed class MessageDispatcher
         InboundMessage inbound;
         try
         {
+            if (_payloads is not null)
+            {
+                // A pointer to a stored payload becomes the message as sent; one that cannot be resolved is unreadable.
+                message = await _payloads.ResolveAsync(message, CancellationToken.None).ConfigureAwait(false);
+            }
+
             inbound = _reader.Read(message);
         }
         catch (InvalidEnvelopeException e)

@@ -7,6 +7,7 @@ using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Logging.Abstractions;
 using Missive.Diagnostics;
+using Missive.Offload;
 using Missive.Transport;
 
 namespace Missive.Bus;
@@ -30,13 +31,14 @@ internal sealed class MessagePump : BackgroundService
     /// <param name="timeProvider">The clock, or <c>null</c> for the system's.</param>
     /// <param name="logger">The logger, or <c>null</c>.</param>
     /// <param name="health">Where each poller reports its health, or <c>null</c> for a report of the pump's own.</param>
-    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null, MessageBusHealth? health = null)
+    /// <param name="payloads">Resolves pointers to stored payloads before messages are read, or <c>null</c> when payloads are not offloaded.</param>
+    public MessagePump(IMessageTransport? transport, InboundMessageReader reader, IServiceScopeFactory scopes, BusConfiguration configuration, BusTelemetry telemetry, TimeProvider? timeProvider = null, ILogger<MessagePump>? logger = null, MessageBusHealth? health = null, PayloadResolver? payloads = null)
     {
         health ??= MessageBusHealthFor(configuration);
         ILogger log = logger ?? NullLogger<MessagePump>.Instance;
         _configuration = configuration;
         _logger = log;
-        var dispatcher = new MessageDispatcher(reader, scopes, configuration, telemetry, log);
+        var dispatcher = new MessageDispatcher(reader, scopes, configuration, telemetry, log, payloads);
         foreach ((string queue, PollerOptions options) in configuration.Pollers)
         {
             _pollers.Add(new QueuePoller(transport!, dispatcher, queue, options, timeProvider ?? TimeProvider.System, log, telemetry, health.PollerOf(queue)));

@@ -1,0 +1,72 @@
+using System;
+using System.Collections.Generic;
+
+namespace Missive.Offload;
+
+/// <summary>How messages larger than their service takes are stored aside, and how pointers to them are read.</summary>
+public sealed class PayloadOffloadOptions
+{
+    /// <summary>
+    /// Gets or sets the size (body and attributes, UTF-8 bytes) above which a message's body is stored and replaced by a
+    /// pointer, or <c>null</c> for the destination's limit: 1 MiB for SQS, 256 KiB for SNS. AWS's extended clients use
+    /// 262,144.
+    /// </summary>
+    public int? Threshold { get; set; }
+
+    /// <summary>Gets or sets whether every message's body is stored, whatever its size. Default <c>false</c>.</summary>
+    public bool OffloadAll { get; set; }
+
+    /// <summary>
+    /// Gets or sets the name of the <c>Number</c> attribute that marks a pointer with the original body's size:
+    /// <c>ExtendedPayloadSize</c> (default; Python's and the SNS client's, Java's with its legacy name off) or
+    /// <c>SQSLargePayloadSize</c> (Java's default up to 2.1.2). Choose what the consumers expect; reading takes either.
+    /// </summary>
+    public string SizeAttributeName { get; set; } = PayloadPointer.SizeAttribute;
+
+    /// <summary>
+    /// Gets or sets the class name written in pointers: <c>software.amazon.payloadoffloading.PayloadS3Pointer</c>
+    /// (default, Java's from 1.1.0) or <c>com.amazon.sqs.javamessaging.MessageS3Pointer</c> (Java 1.0.x). Reading takes either.
+    /// </summary>
+    public string PointerClassName { get; set; } = PayloadPointer.ClassName;
+
+    /// <summary>Gets or sets the largest stored payload a reader fetches (a longer one is refused before it is read). Default 64 MiB.</summary>
+    public long MaxPayloadSize { get; set; } = 64L * 1024 * 1024;
+
+    /// <summary>
+    /// Gets the buckets, besides the store's own, that pointers may name; a pointer to any other is refused without a
+    /// fetch, so that a message cannot make the process read another bucket.
+    /// </summary>
+    public ICollection<string> ReadableBuckets { get; } = new HashSet<string>(StringComparer.Ordinal);
+
+    /// <summary>
+    /// Gets or sets whether a stored payload is deleted once its message is deleted (after the delete succeeds, so a
+    /// failed delete never leaves a message pointing nowhere). Default <c>false</c>: keep the objects and let a bucket
+    /// lifecycle rule expire them. Unsafe with fan-out: when one topic feeds several queues, the first consumer's delete
+    /// takes the payload from the others.
+    /// </summary>
+    public bool DeleteAfterHandling { get; set; }
+
+    /// <summary>The problems of these options, for the startup check.</summary>
+    internal IEnumerable<string> Problems()
+    {
+        if (SizeAttributeName is not (PayloadPointer.SizeAttribute or PayloadPointer.LegacySizeAttribute))
+        {
+            yield return $"PayloadOffloadOptions.SizeAttributeName is '{SizeAttributeName}': use \"{PayloadPointer.SizeAttribute}\" or \"{PayloadPointer.LegacySizeAttribute}\", the names AWS's extended clients read.";
+        }
+
+        if (PointerClassName is not (PayloadPointer.ClassName or PayloadPointer.LegacyClassName))
+        {
+            yield return $"PayloadOffloadOptions.PointerClassName is '{PointerClassName}': use \"{PayloadPointer.ClassName}\" or \"{PayloadPointer.LegacyClassName}\", the names AWS's extended clients read.";
+        }
+
+        if (Threshold is < 1)
+        {
+            yield return $"PayloadOffloadOptions.Threshold is {Threshold}: give a size in bytes of at least 1, or null for the destination's limit.";
+        }
+
+        if (MaxPayloadSize < 1)
+        {
+            yield return $"PayloadOffloadOptions.MaxPayloadSize is {MaxPayloadSize}: give a size in bytes of at least 1.";
+        }
+    }
+}

@@ -1,0 +1,336 @@
+using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Microsoft.Extensions.Logging;
+using Missive.Transport;
+
+namespace Missive.Offload;
+
+/// <summary>Stores the bodies of large sends and publishes aside and sends pointers in their place; the bus's transport when <c>UsePayloadOffload</c> is on.</summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>A send or publish over the threshold (or every one, with <see cref="PayloadOffloadOptions.OffloadAll"/>) is
+/// stored first, then sent as the extended clients' pointer with the size attribute; a body that is already a pointer
+/// (a dead-letter move) goes as it is.</item>
+/// <item>A send that fails after its payload was stored says where the payload is, so nothing is lost unnoticed.</item>
+/// <item>With <see cref="PayloadOffloadOptions.DeleteAfterHandling"/>, a received pointer's receipt handle carries its
+/// location (as Java's client does), stripped before the service sees it, and the payload is deleted after its
+/// message's delete succeeds, unless this process sent the same pointer on (a dead-letter move).</item>
+/// </list>
+/// </remarks>
+internal sealed class PayloadOffloadingTransport : IMessageTransport
+{
+    private const string BucketMark = "-..s3BucketName..-";
+    private const string KeyMark = "-..s3Key..-";
+
+    private readonly IMessageTransport _inner;
+    private readonly IPayloadStore _store;
+    private readonly PayloadOffloadOptions _options;
+    private readonly ILogger _logger;
+    private readonly ConcurrentDictionary<PayloadLocation, byte> _sentOn = new();
+
+    public PayloadOffloadingTransport(IMessageTransport inner, IPayloadStore store, PayloadOffloadOptions options, ILogger logger)
+    {
+        _inner = inner;
+        _store = store;
+        _options = options;
+        _logger = logger;
+    }
+
+    public string Description => _inner.Description + $", payloads over the threshold stored in '{_store.Bucket}'";
+
+    public bool IsDoneWithBodiesWhenCallsComplete => _inner.IsDoneWithBodiesWhenCallsComplete;
+
+    public async Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
+    {
+        (SqsSendRequest sent, PayloadLocation? stored) = await OffloadAsync(request, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            return await _inner.SendAsync(sent, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MessageTransportException e) when (stored is { } location)
+        {
+            throw StoredButNotSent(e, location);
+        }
+    }
+
+    public async Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default)
+    {
+        (SnsPublishRequest sent, PayloadLocation? stored) = await OffloadAsync(request, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            return await _inner.PublishAsync(sent, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MessageTransportException e) when (stored is { } location)
+        {
+            throw StoredButNotSent(e, location);
+        }
+    }
+
+    public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default) => _inner.PutEventAsync(entry, cancellationToken);
+
+    public Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
+        => _options.DeleteAfterHandling ? MarkPointersAsync(_inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken)) : _inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
+
+    public async Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default)
+    {
+        (string handle, PayloadLocation? stored) = Strip(receiptHandle);
+        bool deleted = await _inner.DeleteAsync(queueName, handle, cancellationToken).ConfigureAwait(false);
+        if (deleted && stored is { } location)
+        {
+            await DeletePayloadAsync(location, cancellationToken).ConfigureAwait(false);
+        }
+
+        return deleted;
+    }
+
+    public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+        => _inner.ChangeVisibilityAsync(queueName, Strip(receiptHandle).Handle, visibilityTimeout, cancellationToken);
+
+    public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var results = new BatchEntryResult[requests.Count];
+        var locations = new PayloadLocation?[requests.Count];
+        var toSend = new List<SqsSendRequest>(requests.Count);
+        var positions = new List<int>(requests.Count);
+        for (int i = 0; i < requests.Count; i++)
+        {
+            try
+            {
+                (SqsSendRequest sent, locations[i]) = await OffloadAsync(requests[i], cancellationToken).ConfigureAwait(false);
+                toSend.Add(sent);
+                positions.Add(i);
+            }
+            catch (MessageTransportException e)
+            {
+                results[i] = BatchEntryResult.Failure(i, e);
+            }
+        }
+
+        IReadOnlyList<BatchEntryResult> sent2 = toSend.Count == 0 ? [] : await _inner.SendBatchAsync(toSend, cancellationToken).ConfigureAwait(false);
+        return Merge(results, sent2, positions, locations);
+    }
+
+    public async Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var results = new BatchEntryResult[requests.Count];
+        var locations = new PayloadLocation?[requests.Count];
+        var toSend = new List<SnsPublishRequest>(requests.Count);
+        var positions = new List<int>(requests.Count);
+        for (int i = 0; i < requests.Count; i++)
+        {
+            try
+            {
+                (SnsPublishRequest sent, locations[i]) = await OffloadAsync(requests[i], cancellationToken).ConfigureAwait(false);
+                toSend.Add(sent);
+                positions.Add(i);
+            }
+            catch (MessageTransportException e)
+            {
+                results[i] = BatchEntryResult.Failure(i, e);
+            }
+        }
+
+        IReadOnlyList<BatchEntryResult> sent2 = toSend.Count == 0 ? [] : await _inner.PublishBatchAsync(toSend, cancellationToken).ConfigureAwait(false);
+        return Merge(results, sent2, positions, locations);
+    }
+
+    public Task<IReadOnlyList<BatchEntryResult>> PutEventBatchAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
+        => _inner.PutEventBatchAsync(entries, cancellationToken);
+
+    public async Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(receiptHandles);
+        var handles = new string[receiptHandles.Count];
+        var stored = new PayloadLocation?[receiptHandles.Count];
+        for (int i = 0; i < handles.Length; i++)
+        {
+            (handles[i], stored[i]) = Strip(receiptHandles[i]);
+        }
+
+        IReadOnlyList<BatchEntryResult> results = await _inner.DeleteBatchAsync(queueName, handles, cancellationToken).ConfigureAwait(false);
+        for (int i = 0; i < results.Count; i++)
+        {
+            if (results[i].Succeeded && stored[results[i].Index] is { } location)
+            {
+                await DeletePayloadAsync(location, cancellationToken).ConfigureAwait(false);
+            }
+        }
+
+        return results;
+    }
+
+    public Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(receiptHandles);
+        var handles = new string[receiptHandles.Count];
+        for (int i = 0; i < handles.Length; i++)
+        {
+            handles[i] = Strip(receiptHandles[i]).Handle;
+        }
+
+        return _inner.ChangeVisibilityBatchAsync(queueName, handles, visibilityTimeout, cancellationToken);
+    }
+
+    private async Task<(SqsSendRequest Request, PayloadLocation? Stored)> OffloadAsync(SqsSendRequest request, CancellationToken cancellationToken)
+    {
+        if (PayloadPointer.SizeAttributeOf(request.MessageAttributes) is not null && request.Utf8Length < 8192 && PayloadPointer.TryRead(request.Utf8Body.Span, out PayloadLocation passing))
+        {
+            _sentOn.TryAdd(passing, 0); // a pointer sent on (a dead-letter move) as it is
+            return (request, null);
+        }
+
+        long size = SqsRules.MessageSize(request.Utf8Length, request.MessageAttributes);
+        if (!_options.OffloadAll && size <= (_options.Threshold ?? SqsRules.MaxMessageSize))
+        {
+            return (request, null);
+        }
+
+        (PayloadLocation location, Dictionary<string, MessageAttributeValue> attributes) = await StoreAsync(request.Utf8Body, request.Utf8Length, request.MessageAttributes, $"queue '{request.QueueName}'", cancellationToken).ConfigureAwait(false);
+        return (new SqsSendRequest
+        {
+            QueueName = request.QueueName,
+            Body = PayloadPointer.Write(location, _options.PointerClassName),
+            MessageAttributes = attributes,
+            MessageGroupId = request.MessageGroupId,
+            MessageDeduplicationId = request.MessageDeduplicationId,
+            Delay = request.Delay,
+        }, location);
+    }
+
+    private async Task<(SnsPublishRequest Request, PayloadLocation? Stored)> OffloadAsync(SnsPublishRequest request, CancellationToken cancellationToken)
+    {
+        if (PayloadPointer.SizeAttributeOf(request.MessageAttributes) is not null && request.Message.Length < 8192 && PayloadPointer.TryRead(Encoding.UTF8.GetBytes(request.Message), out PayloadLocation passing))
+        {
+            _sentOn.TryAdd(passing, 0);
+            return (request, null);
+        }
+
+        int bodyBytes = Encoding.UTF8.GetByteCount(request.Message);
+        long size = SqsRules.MessageSize(bodyBytes, request.MessageAttributes);
+        if (!_options.OffloadAll && size <= (_options.Threshold ?? SqsRules.DefaultSnsMaxMessageSize))
+        {
+            return (request, null);
+        }
+
+        (PayloadLocation location, Dictionary<string, MessageAttributeValue> attributes) = await StoreAsync(Encoding.UTF8.GetBytes(request.Message), bodyBytes, request.MessageAttributes, $"topic '{request.TopicArn}'", cancellationToken).ConfigureAwait(false);
+        return (new SnsPublishRequest
+        {
+            TopicArn = request.TopicArn,
+            Message = PayloadPointer.Write(location, _options.PointerClassName),
+            Subject = request.Subject,
+            MessageAttributes = attributes,
+            MessageGroupId = request.MessageGroupId,
+            MessageDeduplicationId = request.MessageDeduplicationId,
+        }, location);
+    }
+
+    private async Task<(PayloadLocation Location, Dictionary<string, MessageAttributeValue> Attributes)> StoreAsync(ReadOnlyMemory<byte> body, long bodyBytes, IReadOnlyDictionary<string, MessageAttributeValue> attributes, string destination, CancellationToken cancellationToken)
+    {
+        if (attributes.Count >= SqsRules.MaxMessageAttributes)
+        {
+            throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", IsPersistent = true };
+        }
+
+        PayloadLocation location = await _store.PutAsync(body, cancellationToken).ConfigureAwait(false);
+        var withSize = new Dictionary<string, MessageAttributeValue>(attributes, StringComparer.Ordinal)
+        {
+            [_options.SizeAttributeName] = MessageAttributeValue.FromNumber(bodyBytes.ToString(CultureInfo.InvariantCulture)),
+        };
+        return (location, withSize);
+    }
+
+    private static async Task<IReadOnlyList<SqsMessage>> MarkPointersAsync(Task<IReadOnlyList<SqsMessage>> receiving)
+    {
+        IReadOnlyList<SqsMessage> messages = await receiving.ConfigureAwait(false);
+        SqsMessage[]? marked = null;
+        for (int i = 0; i < messages.Count; i++)
+        {
+            SqsMessage message = messages[i];
+            if (PayloadPointer.SizeAttributeOf(message.MessageAttributes) is not null && message.Utf8Length < 8192 && PayloadPointer.TryRead(message.Utf8Body.Span, out PayloadLocation location))
+            {
+                marked ??= [.. messages];
+                marked[i] = new SqsMessage
+                {
+                    Utf8Body = message.Utf8Body,
+                    MessageId = message.MessageId,
+                    ReceiptHandle = BucketMark + location.Bucket + BucketMark + KeyMark + location.Key + KeyMark + message.ReceiptHandle,
+                    SystemAttributes = message.SystemAttributes,
+                    MessageAttributes = message.MessageAttributes,
+                };
+            }
+        }
+
+        return marked ?? messages;
+    }
+
+    /// <summary>A receipt handle without the location Java's format puts before it, and that location.</summary>
+    private static (string Handle, PayloadLocation? Stored) Strip(string receiptHandle)
+    {
+        if (!receiptHandle.StartsWith(BucketMark, StringComparison.Ordinal))
+        {
+            return (receiptHandle, null);
+        }
+
+        int bucketEnd = receiptHandle.IndexOf(BucketMark, BucketMark.Length, StringComparison.Ordinal);
+        int keyStart = bucketEnd + BucketMark.Length + KeyMark.Length;
+        int keyEnd = bucketEnd < 0 ? -1 : receiptHandle.IndexOf(KeyMark, keyStart, StringComparison.Ordinal);
+        if (keyEnd < 0 || !receiptHandle.AsSpan(bucketEnd + BucketMark.Length).StartsWith(KeyMark, StringComparison.Ordinal))
+        {
+            return (receiptHandle, null);
+        }
+
+        var location = new PayloadLocation(receiptHandle[BucketMark.Length..bucketEnd], receiptHandle[keyStart..keyEnd]);
+        return (receiptHandle[(keyEnd + KeyMark.Length)..], location);
+    }
+
+    private async Task DeletePayloadAsync(PayloadLocation location, CancellationToken cancellationToken)
+    {
+        if (_sentOn.TryRemove(location, out _))
+        {
+            return; // this process sent the pointer on (a dead-letter move): the payload is still needed there
+        }
+
+        try
+        {
+            await _store.DeleteAsync(location, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MessageTransportException e)
+        {
+            OffloadLog.PayloadNotDeleted(_logger, location.ToString(), e.ErrorCode);
+        }
+    }
+
+    private static BatchEntryResult[] Merge(BatchEntryResult[] results, IReadOnlyList<BatchEntryResult> sent, List<int> positions, PayloadLocation?[] locations)
+    {
+        for (int j = 0; j < sent.Count; j++)
+        {
+            int i = positions[j];
+            BatchEntryResult result = sent[j] with { Index = i };
+            if (!result.Succeeded && locations[i] is { } location)
+            {
+                result = result with { ErrorMessage = $"{result.ErrorMessage} The payload had been stored at {location}: it stays there." };
+            }
+
+            results[i] = result;
+        }
+
+        return results;
+    }
+
+    private static MessageTransportException StoredButNotSent(MessageTransportException e, PayloadLocation location)
+        => new($"{e.Message} The payload had been stored at {location}: it stays there (delete it, or let the bucket's lifecycle rule expire it).", e)
+        {
+            ErrorCode = e.ErrorCode,
+            RequestId = e.RequestId,
+            StatusCode = e.StatusCode,
+            IsTransient = e.IsTransient,
+            IsPersistent = e.IsPersistent,
+        };
+}

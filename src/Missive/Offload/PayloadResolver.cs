@@ -1,0 +1,205 @@
+using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Transport;
+
+namespace Missive.Offload;
+
+/// <summary>Turns a received message whose body points to a stored payload into the message as it was sent.</summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>A pointer is the body of AWS's extended clients (either class name) with a <c>Number</c> attribute under either
+/// size name: in the SQS message's attributes (SQS, or SNS with raw delivery), or in a wrapped SNS notification's
+/// <c>Message</c> and <c>MessageAttributes</c>. Anything else comes back as it is.</item>
+/// <item>The resolved message has the stored body and no size attribute; a wrapped notification keeps its other
+/// members, with the stored body as its <c>Message</c>.</item>
+/// <item>Only the store's bucket and <see cref="PayloadOffloadOptions.ReadableBuckets"/> are read, never more than
+/// <see cref="PayloadOffloadOptions.MaxPayloadSize"/>; a pointer that cannot be resolved is an
+/// <see cref="InvalidEnvelopeException"/> (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>), which the pump
+/// treats as any unreadable message: logged, retried, and dead-lettered after the queue's max receive count.</item>
+/// </list>
+/// The bus resolves before it reads (the pump and the Lambda processor); call it yourself before an
+/// <see cref="InboundMessageReader"/> of your own.
+/// </remarks>
+public sealed class PayloadResolver
+{
+    private static ReadOnlySpan<byte> SizeName => "ExtendedPayloadSize"u8;
+
+    private static ReadOnlySpan<byte> LegacySizeName => "SQSLargePayloadSize"u8;
+
+    private readonly IPayloadStore _store;
+    private readonly PayloadOffloadOptions _options;
+
+    /// <summary>Creates a resolver that fetches from <paramref name="store"/>.</summary>
+    /// <param name="store">The store. Must not be null.</param>
+    /// <param name="options">The options (readable buckets, the size limit). Must not be null.</param>
+    public PayloadResolver(IPayloadStore store, PayloadOffloadOptions options)
+    {
+        ArgumentNullException.ThrowIfNull(store);
+        ArgumentNullException.ThrowIfNull(options);
+        _store = store;
+        _options = options;
+    }
+
+    /// <summary>Gets the message as it was sent: <paramref name="message"/> itself when its body points nowhere.</summary>
+    /// <param name="message">The received message. Must not be null.</param>
+    /// <param name="cancellationToken">Cancels the fetch.</param>
+    /// <returns>The resolved message.</returns>
+    /// <exception cref="InvalidEnvelopeException">The body is a pointer that cannot be resolved (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>).</exception>
+    public async Task<SqsMessage> ResolveAsync(SqsMessage message, CancellationToken cancellationToken = default)
+    {
+        ArgumentNullException.ThrowIfNull(message);
+        ReadOnlyMemory<byte> utf8 = message.Utf8Body; // a body given as text is encoded on each ask: once here
+        if (PayloadPointer.SizeAttributeOf(message.MessageAttributes) is { } sizeAttribute)
+        {
+            if (!PayloadPointer.TryRead(utf8.Span, out PayloadLocation location))
+            {
+                return message; // the attribute alone is not a pointer
+            }
+
+            ReadOnlyMemory<byte> payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
+            var attributes = new Dictionary<string, MessageAttributeValue>(message.MessageAttributes, StringComparer.Ordinal);
+            attributes.Remove(sizeAttribute);
+            return With(message, payload, attributes);
+        }
+
+        ReadOnlySpan<byte> body = utf8.Span;
+        if (body.IndexOfAnyExcept(" \t\r\n"u8) is >= 0 and var first && body[first] == (byte)'{' && (body.IndexOf(SizeName) >= 0 || body.IndexOf(LegacySizeName) >= 0))
+        {
+            return await ResolveNotificationAsync(message, utf8, cancellationToken).ConfigureAwait(false);
+        }
+
+        return message;
+    }
+
+    /// <summary>A wrapped SNS notification whose <c>Message</c> is a pointer, marked in its own <c>MessageAttributes</c>.</summary>
+    private async Task<SqsMessage> ResolveNotificationAsync(SqsMessage message, ReadOnlyMemory<byte> utf8, CancellationToken cancellationToken)
+    {
+        PayloadLocation location;
+        using (JsonDocument probe = Parse(utf8))
+        {
+            JsonElement root = probe.RootElement;
+            if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("Type", out JsonElement type) || type.ValueKind != JsonValueKind.String || !type.ValueEquals("Notification")
+                || !root.TryGetProperty("Message", out JsonElement inner) || inner.ValueKind != JsonValueKind.String
+                || !root.TryGetProperty("MessageAttributes", out JsonElement attributes) || attributes.ValueKind != JsonValueKind.Object
+                || !(attributes.TryGetProperty(SizeName, out _) || attributes.TryGetProperty(LegacySizeName, out _))
+                || !PayloadPointer.TryRead(System.Text.Encoding.UTF8.GetBytes(inner.GetString()!), out location))
+            {
+                return message;
+            }
+        }
+
+        ReadOnlyMemory<byte> payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
+        using JsonDocument document = Parse(utf8);
+        var output = new ArrayBufferWriter<byte>(payload.Length + utf8.Length + 256);
+        using (var writer = new Utf8JsonWriter(output))
+        {
+            writer.WriteStartObject();
+            foreach (JsonProperty member in document.RootElement.EnumerateObject())
+            {
+                if (member.NameEquals("Message"))
+                {
+                    writer.WriteString("Message", payload.Span);
+                }
+                else if (member.NameEquals("MessageAttributes"))
+                {
+                    writer.WriteStartObject("MessageAttributes");
+                    foreach (JsonProperty attribute in member.Value.EnumerateObject())
+                    {
+                        if (!attribute.NameEquals(SizeName) && !attribute.NameEquals(LegacySizeName))
+                        {
+                            attribute.WriteTo(writer);
+                        }
+                    }
+
+                    writer.WriteEndObject();
+                }
+                else
+                {
+                    member.WriteTo(writer);
+                }
+            }
+
+            writer.WriteEndObject();
+        }
+
+        return With(message, output.WrittenMemory, message.MessageAttributes);
+    }
+
+    private async Task<ReadOnlyMemory<byte>> FetchAsync(PayloadLocation location, CancellationToken cancellationToken)
+    {
+        if (!string.Equals(location.Bucket, _store.Bucket, StringComparison.Ordinal) && !_options.ReadableBuckets.Contains(location.Bucket))
+        {
+            throw Unavailable($"The message points to a payload in the bucket '{location.Bucket}', which is not the store's ('{_store.Bucket}') nor one of PayloadOffloadOptions.ReadableBuckets: it was not fetched. Add the bucket there if its producer is trusted.", null);
+        }
+
+        if (!IsSafeKey(location.Key))
+        {
+            throw Unavailable($"The message points to a payload whose key is not one a store reads (empty, over 1,024 bytes, a control character, or a '.' or '..' path segment): it was not fetched.", null);
+        }
+
+        try
+        {
+            return await _store.GetAsync(location, _options.MaxPayloadSize, cancellationToken).ConfigureAwait(false);
+        }
+        catch (MessageTransportException e)
+        {
+            throw Unavailable($"The payload at {location} could not be fetched ({e.ErrorCode ?? "error"}): {e.Message}", e);
+        }
+    }
+
+    /// <summary>A key a store can address without escaping its bucket: no dot segments, no control characters, at most 1,024 UTF-8 bytes.</summary>
+    internal static bool IsSafeKey(string key)
+    {
+        if (key.Length == 0 || System.Text.Encoding.UTF8.GetByteCount(key) > 1024)
+        {
+            return false;
+        }
+
+        foreach (char c in key)
+        {
+            if (char.IsControl(c))
+            {
+                return false;
+            }
+        }
+
+        foreach (string segment in key.Split('/'))
+        {
+            if (segment is "." or "..")
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
+    private static JsonDocument Parse(ReadOnlyMemory<byte> body)
+    {
+        try
+        {
+            return JsonDocument.Parse(body);
+        }
+        catch (JsonException)
+        {
+            return JsonDocument.Parse("null"u8.ToArray()); // not JSON: no pointer, the reader says what it is
+        }
+    }
+
+    private static SqsMessage With(SqsMessage message, ReadOnlyMemory<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+        => new()
+        {
+            Utf8Body = body,
+            MessageId = message.MessageId,
+            ReceiptHandle = message.ReceiptHandle,
+            SystemAttributes = message.SystemAttributes,
+            MessageAttributes = attributes,
+        };
+
+    private static InvalidEnvelopeException Unavailable(string text, Exception? inner)
+        => new(InvalidEnvelopeReason.PayloadUnavailable, text, -1, null, inner);
+}
