@@ -130,7 +130,7 @@ internal sealed partial class AwsSettings
             { } other => $"the profile or provider of type {other} (AWS_PROFILE: {Environment.GetEnvironmentVariable("AWS_PROFILE") ?? "default"})",
         };
 
-    private static Uri ResolveEndpoint(string endpointPrefix, Uri? configured, string? fromEnvironment, RegionEndpoint region)
+    internal static Uri ResolveEndpoint(string endpointPrefix, Uri? configured, string? fromEnvironment, RegionEndpoint region)
     {
         if (configured is not null)
         {

@@ -101,6 +101,36 @@ public static class MessageBusBuilderAwsExtensions
         return bus;
     }
 
+    /// <summary>
+    /// Keeps the payloads of <c>UsePayloadOffload</c> in an S3 bucket (<see cref="S3PayloadStore"/>), with the region,
+    /// credentials and endpoint settings of <c>UseAws</c>. Call <c>UsePayloadOffload</c> as well; the order does not matter.
+    /// </summary>
+    /// <param name="bus">The bus builder.</param>
+    /// <param name="configure">Sets the bucket (required), the key prefix, the endpoint and SSE-KMS. Must not be null.</param>
+    /// <returns>The builder.</returns>
+    public static MessageBusBuilder UseS3PayloadStore(this MessageBusBuilder bus, Action<S3PayloadStoreOptions> configure)
+    {
+        ArgumentNullException.ThrowIfNull(bus);
+        ArgumentNullException.ThrowIfNull(configure);
+        var options = new S3PayloadStoreOptions();
+        configure(options);
+        if (string.IsNullOrEmpty(options.Bucket))
+        {
+            bus.Services.AddSingleton<IMessageBusConfigurationCheck>(new Problem("UseS3PayloadStore has no bucket: set S3PayloadStoreOptions.Bucket to the bucket payloads are stored in."));
+            return bus;
+        }
+
+        bus.Services.RemoveAll<Missive.Offload.IPayloadStore>();
+        bus.Services.AddSingleton<Missive.Offload.IPayloadStore>(sp => new S3PayloadStore(
+            options,
+            sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value,
+            sp.GetRequiredService<AwsSettings>(),
+            Environment.GetEnvironmentVariable,
+            new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) },
+            sp.GetService<TimeProvider>() ?? TimeProvider.System));
+        return bus;
+    }
+
     /// <summary>A problem found while the bus was configured, reported with the others when the host starts.</summary>
     private sealed class Problem(string problem) : IMessageBusConfigurationCheck
     {

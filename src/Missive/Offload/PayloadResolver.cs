@@ -136,7 +136,7 @@ public sealed class PayloadResolver
             throw Unavailable($"The message points to a payload in the bucket '{location.Bucket}', which is not the store's ('{_store.Bucket}') nor one of PayloadOffloadOptions.ReadableBuckets: it was not fetched. Add the bucket there if its producer is trusted.", null);
         }
 
-        if (!IsSafeKey(location.Key))
+        if (!location.HasSafeKey)
         {
             throw Unavailable($"The message points to a payload whose key is not one a store reads (empty, over 1,024 bytes, a control character, or a '.' or '..' path segment): it was not fetched.", null);
         }
@@ -149,33 +149,6 @@ public sealed class PayloadResolver
         {
             throw Unavailable($"The payload at {location} could not be fetched ({e.ErrorCode ?? "error"}): {e.Message}", e);
         }
-    }
-
-    /// <summary>A key a store can address without escaping its bucket: no dot segments, no control characters, at most 1,024 UTF-8 bytes.</summary>
-    internal static bool IsSafeKey(string key)
-    {
-        if (key.Length == 0 || System.Text.Encoding.UTF8.GetByteCount(key) > 1024)
-        {
-            return false;
-        }
-
-        foreach (char c in key)
-        {
-            if (char.IsControl(c))
-            {
-                return false;
-            }
-        }
-
-        foreach (string segment in key.Split('/'))
-        {
-            if (segment is "." or "..")
-            {
-                return false;
-            }
-        }
-
-        return true;
     }
 
     private static JsonDocument Parse(ReadOnlyMemory<byte> body)

@@ -180,7 +180,8 @@ public sealed class PayloadOffloadTests
         Assert.Equal(FiveMiB, handled.Messages.Single());
     }
 
-    private static IHost Build(IPayloadStore store, Handled handled, string route, Action<PayloadOffloadOptions>? offload = null, CapturingLoggerProvider? logs = null)
+    /// <summary>A host with the queue 'docs' (dead-lettered to 'docs-dlq' after two receives), fed directly or by the topic 'docs-topic'.</summary>
+    internal static IHost Build(IPayloadStore store, Handled handled, string route, Action<PayloadOffloadOptions>? offload = null, CapturingLoggerProvider? logs = null)
         => BusTestHost.Build(
             b =>
             {
@@ -213,7 +214,7 @@ public sealed class PayloadOffloadTests
             },
             logs);
 
-    private static byte[] Envelope(IServiceProvider services, string text)
+    internal static byte[] Envelope(IServiceProvider services, string text)
     {
         MessageEnvelope<string> envelope = services.GetRequiredService<IEnvelopeFactory>().CreateEnvelope(text);
         return services.GetRequiredService<IEnvelopeSerializer>().SerializeToArray(envelope);

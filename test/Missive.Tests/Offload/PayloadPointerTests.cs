@@ -61,5 +61,5 @@ public sealed class PayloadPointerTests
     [InlineData("", false)]
     [InlineData("line\nbreak", false)]
     public void OnlyKeysThatStayInTheirBucket_AreFetched(string key, bool safe)
-        => Assert.Equal(safe, PayloadResolver.IsSafeKey(key));
+        => Assert.Equal(safe, new PayloadLocation("orders-payloads", key).HasSafeKey);
 }

@@ -7,6 +7,8 @@ using System.Threading.Tasks;
 using Microsoft.Extensions.Configuration;
 using Amazon.Runtime;
 using Microsoft.Extensions.DependencyInjection;
+using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Options;
 using Missive.Aws;
 using Missive.Tests.Infrastructure;
@@ -148,6 +150,38 @@ public sealed partial class ReadmeTests
 
         Assert.Equal("ORD-11", read.Message.OrderId);
         Assert.NotNull(read.EventBridgeMetadata);
+    }
+
+    [Fact]
+    public async Task TheLargeMessagesSnippet_CarriesAFiveMiBDocument_OnTheInMemoryBroker()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddDocuments();
+        using IHost host = builder.Build();
+        Missive.Offload.IPayloadStore store = host.Services.GetRequiredService<Missive.Offload.IPayloadStore>();
+        var document = new ScannedDocument("DOC-1", new byte[5 * 1024 * 1024]);
+
+        string printed = await ConsoleCapture.RunAsync(async () =>
+        {
+            await host.StartAsync();
+            await host.Services.GetRequiredService<Missive.Bus.IMessagePublisher>().PublishAsync(document);
+            await BusTestHost.WaitUntil(() => ((Missive.Offload.InMemoryPayloadStore)store).Count == 1 && host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().GetQueue("documents").Count == 0); // deleted once handled
+            await host.StopAsync();
+        });
+
+        Assert.Contains("DOC-1: 5242880 bytes of pages", printed, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void TheLargeMessagesSnippet_OnAws_UsesTheS3Store()
+    {
+        IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?> { ["Missive:Aws:Region"] = "eu-west-1" }).Build();
+        IServiceCollection services = new ServiceCollection().AddDocumentsOnAws(configuration);
+        services.Configure<AwsTransportOptions>(o => o.Credentials = new BasicAWSCredentials("AKIDEXAMPLE", "secret"));
+        using ServiceProvider provider = services.BuildServiceProvider();
+
+        Assert.Equal("documents-payloads", Assert.IsType<S3PayloadStore>(provider.GetRequiredService<Missive.Offload.IPayloadStore>()).Bucket);
     }
 
     [Fact]
