@@ -21,6 +21,7 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish --pieces    (a batch publish's time and bytes, piece by piece)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish --profile "one batch publish" [lines]  (one way over and over, for a profiler)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --broker [--short] (the in-memory broker draining backlogs of 1,000 to 100,000: time per message)
+// dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --offload [--s3]  (a 5 MiB message offloaded end to end: bytes per message, peak working set)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --transport   (the SQS calls, Missive.Aws against AWSSDK.SQS, BenchmarkDotNet in process)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- [BenchmarkDotNet args] [--results DIR]
 //                                                                                  (full runs; writes ratio tables and a chart)
@@ -42,6 +43,12 @@ if (args.Contains("--pump"))
 if (args.Contains("--publish"))
 {
     Missive.Benchmarks.Publish.PublishBenchmark.Run(args);
+    return 0;
+}
+
+if (args.Contains("--offload"))
+{
+    Missive.Benchmarks.Offload.OffloadBenchmark.Run(args);
     return 0;
 }
 
