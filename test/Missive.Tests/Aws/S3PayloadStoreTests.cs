@@ -63,6 +63,26 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
     }
 
     [EmulatorFact]
+    public async Task AFailingUpload_IsTriedAgain_AndOneRefused_FailsThePublish_WithNothingSent()
+    {
+        using S3PayloadStore store = s3.Store();
+        var handled = new PayloadOffloadTests.Handled();
+        using IHost host = PayloadOffloadTests.Build(store, handled, "sqs");
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        Missive.InMemory.InMemoryBroker broker = host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>();
+        string document = new('u', 2 * 1024 * 1024);
+
+        await s3.FaultsAsync("[{\"kind\":\"status\",\"method\":\"PUT\",\"status\":503,\"code\":\"SlowDown\",\"count\":1}]");
+        await publisher.PublishAsync(document); // the second attempt stores it
+        await s3.FaultsAsync("[{\"kind\":\"status\",\"method\":\"PUT\",\"status\":403,\"code\":\"AccessDenied\",\"count\":1}]");
+        var refused = await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(document));
+
+        Assert.Equal(1, broker.GetQueue("docs").Count); // the first only: a refused upload sends no pointer
+        Assert.Equal("AccessDenied", refused.ErrorCode);
+        Assert.Contains("s3:PutObject", refused.Message, StringComparison.Ordinal);
+    }
+
+    [EmulatorFact]
     public async Task APayloadOverTheReadersLimit_IsRefusedFromItsLength_BeforeItIsRead()
     {
         using S3PayloadStore store = s3.Store();
