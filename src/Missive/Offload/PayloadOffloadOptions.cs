@@ -29,6 +29,14 @@ public sealed class PayloadOffloadOptions
     /// </summary>
     public string PointerClassName { get; set; } = PayloadPointer.ClassName;
 
+    /// <summary>
+    /// Gets or sets whether a JSON envelope keeps its place in the message and only its data is stored, named by the
+    /// CloudEvents <c>dataref</c> extension (<c>s3://bucket/key</c>), for consumers that understand CloudEvents rather
+    /// than AWS's extended clients. Default <c>false</c>: the extended clients' pointer. A protobuf envelope always
+    /// travels as the pointer. Reading takes both, whatever this says.
+    /// </summary>
+    public bool UseDataRef { get; set; }
+
     /// <summary>Gets or sets the largest stored payload a reader fetches (a longer one is refused before it is read). Default 64 MiB.</summary>
     public long MaxPayloadSize { get; set; } = 64L * 1024 * 1024;
 

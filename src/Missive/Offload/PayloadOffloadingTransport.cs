@@ -180,9 +180,9 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
     private async Task<(SqsSendRequest Request, PayloadLocation? Stored)> OffloadAsync(SqsSendRequest request, CancellationToken cancellationToken)
     {
-        if (PayloadPointer.SizeAttributeOf(request.MessageAttributes) is not null && request.Utf8Length < 8192 && PayloadPointer.TryRead(request.Utf8Body.Span, out PayloadLocation passing))
+        if (IsReference(request.MessageAttributes, request.Utf8Length, request.Utf8Body, out PayloadLocation passing))
         {
-            _sentOn.TryAdd(passing, 0); // a pointer sent on (a dead-letter move) as it is
+            _sentOn.TryAdd(passing, 0); // a reference sent on (a dead-letter move) as it is
             return (request, null);
         }
 
@@ -192,11 +192,12 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
             return (request, null);
         }
 
-        (PayloadLocation location, Dictionary<string, MessageAttributeValue> attributes) = await StoreAsync(request.Utf8Body, request.Utf8Length, request.MessageAttributes, $"queue '{request.QueueName}'", cancellationToken).ConfigureAwait(false);
+        ReadOnlyMemory<byte> body = request.Utf8Body;
+        (PayloadLocation location, string sent, IReadOnlyDictionary<string, MessageAttributeValue> attributes) = await StoreAsync(body, request.MessageAttributes, $"queue '{request.QueueName}'", cancellationToken).ConfigureAwait(false);
         return (new SqsSendRequest
         {
             QueueName = request.QueueName,
-            Body = PayloadPointer.Write(location, _options.PointerClassName),
+            Body = sent,
             MessageAttributes = attributes,
             MessageGroupId = request.MessageGroupId,
             MessageDeduplicationId = request.MessageDeduplicationId,
@@ -206,24 +207,30 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
     private async Task<(SnsPublishRequest Request, PayloadLocation? Stored)> OffloadAsync(SnsPublishRequest request, CancellationToken cancellationToken)
     {
-        if (PayloadPointer.SizeAttributeOf(request.MessageAttributes) is not null && request.Message.Length < 8192 && PayloadPointer.TryRead(Encoding.UTF8.GetBytes(request.Message), out PayloadLocation passing))
+        byte[]? body = null; // a publish's text is encoded only when it may refer to a payload already, or goes to the store
+        if (PayloadPointer.SizeAttributeOf(request.MessageAttributes) is not null || request.Message.Contains("\"dataref\"", StringComparison.Ordinal))
         {
-            _sentOn.TryAdd(passing, 0);
-            return (request, null);
+            body = Encoding.UTF8.GetBytes(request.Message);
+            if (IsReference(request.MessageAttributes, body.Length, body, out PayloadLocation passing))
+            {
+                _sentOn.TryAdd(passing, 0);
+                return (request, null);
+            }
         }
 
-        int bodyBytes = Encoding.UTF8.GetByteCount(request.Message);
-        long size = SqsRules.MessageSize(bodyBytes, request.MessageAttributes);
+        long size = SqsRules.MessageSize(body?.Length ?? Encoding.UTF8.GetByteCount(request.Message), request.MessageAttributes);
         if (!_options.OffloadAll && size <= (_options.Threshold ?? SqsRules.DefaultSnsMaxMessageSize))
         {
             return (request, null);
         }
 
-        (PayloadLocation location, Dictionary<string, MessageAttributeValue> attributes) = await StoreAsync(Encoding.UTF8.GetBytes(request.Message), bodyBytes, request.MessageAttributes, $"topic '{request.TopicArn}'", cancellationToken).ConfigureAwait(false);
+        body ??= Encoding.UTF8.GetBytes(request.Message);
+
+        (PayloadLocation location, string sent, IReadOnlyDictionary<string, MessageAttributeValue> attributes) = await StoreAsync(body, request.MessageAttributes, $"topic '{request.TopicArn}'", cancellationToken).ConfigureAwait(false);
         return (new SnsPublishRequest
         {
             TopicArn = request.TopicArn,
-            Message = PayloadPointer.Write(location, _options.PointerClassName),
+            Message = sent,
             Subject = request.Subject,
             MessageAttributes = attributes,
             MessageGroupId = request.MessageGroupId,
@@ -231,8 +238,18 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         }, location);
     }
 
-    private async Task<(PayloadLocation Location, Dictionary<string, MessageAttributeValue> Attributes)> StoreAsync(ReadOnlyMemory<byte> body, long bodyBytes, IReadOnlyDictionary<string, MessageAttributeValue> attributes, string destination, CancellationToken cancellationToken)
+    /// <summary>
+    /// Stores a body aside and gives what is sent in its place: the envelope without its data and with <c>dataref</c>
+    /// (<see cref="PayloadOffloadOptions.UseDataRef"/>, JSON envelopes), or the extended clients' pointer with the size attribute.
+    /// </summary>
+    private async Task<(PayloadLocation Location, string Sent, IReadOnlyDictionary<string, MessageAttributeValue> Attributes)> StoreAsync(ReadOnlyMemory<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, string destination, CancellationToken cancellationToken)
     {
+        if (_options.UseDataRef && DataRef.TrySplit(body, out byte[] data))
+        {
+            PayloadLocation stored = await _store.PutAsync(data, cancellationToken).ConfigureAwait(false);
+            return (stored, Encoding.UTF8.GetString(DataRef.WithoutData(body, stored)), attributes);
+        }
+
         if (attributes.Count >= SqsRules.MaxMessageAttributes)
         {
             throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", IsPersistent = true };
@@ -241,9 +258,17 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         PayloadLocation location = await _store.PutAsync(body, cancellationToken).ConfigureAwait(false);
         var withSize = new Dictionary<string, MessageAttributeValue>(attributes, StringComparer.Ordinal)
         {
-            [_options.SizeAttributeName] = MessageAttributeValue.FromNumber(bodyBytes.ToString(CultureInfo.InvariantCulture)),
+            [_options.SizeAttributeName] = MessageAttributeValue.FromNumber(body.Length.ToString(CultureInfo.InvariantCulture)),
         };
-        return (location, withSize);
+        return (location, PayloadPointer.Write(location, _options.PointerClassName), withSize);
+    }
+
+    /// <summary>Whether a body already refers to a stored payload: the extended clients' pointer (with its size attribute) or a <c>dataref</c> envelope.</summary>
+    private static bool IsReference(IReadOnlyDictionary<string, MessageAttributeValue> attributes, long length, ReadOnlyMemory<byte> body, out PayloadLocation location)
+    {
+        location = default;
+        return (PayloadPointer.SizeAttributeOf(attributes) is not null && length < 8192 && PayloadPointer.TryRead(body.Span, out location))
+            || DataRef.TryRead(body, out location);
     }
 
     private static async Task<IReadOnlyList<SqsMessage>> MarkPointersAsync(Task<IReadOnlyList<SqsMessage>> receiving)
@@ -253,7 +278,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         for (int i = 0; i < messages.Count; i++)
         {
             SqsMessage message = messages[i];
-            if (PayloadPointer.SizeAttributeOf(message.MessageAttributes) is not null && message.Utf8Length < 8192 && PayloadPointer.TryRead(message.Utf8Body.Span, out PayloadLocation location))
+            if (IsReference(message.MessageAttributes, message.Utf8Length, message.Utf8Body, out PayloadLocation location))
             {
                 marked ??= [.. messages];
                 marked[i] = new SqsMessage

@@ -13,7 +13,8 @@ namespace Missive.Offload;
 /// <list type="bullet">
 /// <item>A pointer is the body of AWS's extended clients (either class name) with a <c>Number</c> attribute under either
 /// size name: in the SQS message's attributes (SQS, or SNS with raw delivery), or in a wrapped SNS notification's
-/// <c>Message</c> and <c>MessageAttributes</c>. Anything else comes back as it is.</item>
+/// <c>Message</c> and <c>MessageAttributes</c>. A JSON envelope without data whose CloudEvents <c>dataref</c> is an
+/// <c>s3://</c> reference gets its data back. Anything else comes back as it is.</item>
 /// <item>The resolved message has the stored body and no size attribute; a wrapped notification keeps its other
 /// members, with the stored body as its <c>Message</c>.</item>
 /// <item>Only the store's bucket and <see cref="PayloadOffloadOptions.ReadableBuckets"/> are read, never more than
@@ -66,8 +67,15 @@ public sealed class PayloadResolver
             return With(message, payload, attributes);
         }
 
+        if (DataRef.TryRead(utf8, out PayloadLocation reference))
+        {
+            ReadOnlyMemory<byte> data = await FetchAsync(reference, cancellationToken).ConfigureAwait(false);
+            return With(message, DataRef.WithData(utf8, data), message.MessageAttributes);
+        }
+
         ReadOnlySpan<byte> body = utf8.Span;
-        if (body.IndexOfAnyExcept(" \t\r\n"u8) is >= 0 and var first && body[first] == (byte)'{' && (body.IndexOf(SizeName) >= 0 || body.IndexOf(LegacySizeName) >= 0))
+        if (body.IndexOfAnyExcept(" \t\r\n"u8) is >= 0 and var first && body[first] == (byte)'{'
+            && (body.IndexOf(SizeName) >= 0 || body.IndexOf(LegacySizeName) >= 0 || body.IndexOf("dataref"u8) >= 0))
         {
             return await ResolveNotificationAsync(message, utf8, cancellationToken).ConfigureAwait(false);
         }
@@ -75,24 +83,39 @@ public sealed class PayloadResolver
         return message;
     }
 
-    /// <summary>A wrapped SNS notification whose <c>Message</c> is a pointer, marked in its own <c>MessageAttributes</c>.</summary>
+    /// <summary>
+    /// A wrapped SNS notification whose <c>Message</c> is a pointer (marked in the notification's own
+    /// <c>MessageAttributes</c>) or a <c>dataref</c> envelope: the notification is rebuilt around what was sent.
+    /// </summary>
     private async Task<SqsMessage> ResolveNotificationAsync(SqsMessage message, ReadOnlyMemory<byte> utf8, CancellationToken cancellationToken)
     {
-        PayloadLocation location;
+        ReadOnlyMemory<byte> payload;
         using (JsonDocument probe = Parse(utf8))
         {
             JsonElement root = probe.RootElement;
             if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("Type", out JsonElement type) || type.ValueKind != JsonValueKind.String || !type.ValueEquals("Notification")
-                || !root.TryGetProperty("Message", out JsonElement inner) || inner.ValueKind != JsonValueKind.String
-                || !root.TryGetProperty("MessageAttributes", out JsonElement attributes) || attributes.ValueKind != JsonValueKind.Object
-                || !(attributes.TryGetProperty(SizeName, out _) || attributes.TryGetProperty(LegacySizeName, out _))
-                || !PayloadPointer.TryRead(System.Text.Encoding.UTF8.GetBytes(inner.GetString()!), out location))
+                || !root.TryGetProperty("Message", out JsonElement inner) || inner.ValueKind != JsonValueKind.String)
+            {
+                return message;
+            }
+
+            byte[] innerBytes = System.Text.Encoding.UTF8.GetBytes(inner.GetString()!);
+            bool marked = root.TryGetProperty("MessageAttributes", out JsonElement attributes) && attributes.ValueKind == JsonValueKind.Object
+                && (attributes.TryGetProperty(SizeName, out _) || attributes.TryGetProperty(LegacySizeName, out _));
+            if (marked && PayloadPointer.TryRead(innerBytes, out PayloadLocation location))
+            {
+                payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
+            }
+            else if (DataRef.TryRead(innerBytes, out PayloadLocation reference))
+            {
+                payload = DataRef.WithData(innerBytes, await FetchAsync(reference, cancellationToken).ConfigureAwait(false));
+            }
+            else
             {
                 return message;
             }
         }
 
-        ReadOnlyMemory<byte> payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
         using JsonDocument document = Parse(utf8);
         var output = new ArrayBufferWriter<byte>(payload.Length + utf8.Length + 256);
         using (var writer = new Utf8JsonWriter(output))

@@ -54,6 +54,49 @@ public sealed class PayloadOffloadTests
         Assert.Equal(1, store.Count); // kept: deleting is opt-in
     }
 
+    [Theory]
+    [InlineData("sqs")]
+    [InlineData("sns-raw")]
+    [InlineData("sns-wrapped")]
+    public async Task WithDataRef_TheEnvelopeStays_ItsDataIsStored_AndTheHandlerGetsItWhole(string route)
+    {
+        var store = new InMemoryPayloadStore();
+        var handled = new Handled();
+        using IHost host = Build(store, handled, route, o => o.UseDataRef = true);
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+
+        MessageEnvelope<string> sent = await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(FiveMiB);
+
+        string queued = broker.GetQueue("docs").PeekBodies().Single();
+        Assert.True(queued.Length < 4096, "the queue holds the envelope without its data");
+        Assert.Contains(sent.Id, queued, StringComparison.Ordinal);
+        Assert.Matches("s3://missive-payloads/[0-9a-f-]{36}", queued);
+        Assert.DoesNotContain("ExtendedPayloadSize", queued, StringComparison.Ordinal);
+        await host.StartAsync();
+        await BusTestHost.WaitUntil(() => handled.Messages.Count == 1 && broker.GetQueue("docs").Count == 0);
+        await host.StopAsync();
+
+        Assert.Equal(FiveMiB, handled.Messages.Single());
+    }
+
+    [Fact]
+    public async Task ADataRefEnvelopeFromAnotherProducer_IsHandled_WithTheDataItNames()
+    {
+        var store = new InMemoryPayloadStore();
+        var handled = new Handled();
+        using IHost host = Build(store, handled, "sqs");
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+        store.Put(new PayloadLocation("missive-payloads", "reports/2026-11.txt"), "the November report"u8);
+
+        // As the CloudEvents dataref extension describes it: the event without data, and where its data lies.
+        await broker.SendAsync(new SqsSendRequest { QueueName = "docs", Body = "{\"specversion\":\"1.0\",\"id\":\"r-11\",\"source\":\"/reports\",\"type\":\"test.document\",\"datacontenttype\":\"text/plain\",\"dataref\":\"s3://missive-payloads/reports/2026-11.txt\"}" });
+        await host.StartAsync();
+        await BusTestHost.WaitUntil(() => handled.Messages.Count == 1);
+        await host.StopAsync();
+
+        Assert.Equal("the November report", handled.Messages.Single());
+    }
+
     [Fact]
     public async Task WhatJavasClientWrites_ByDefault_IsReadByTheLambdaProcessor()
     {
@@ -111,6 +154,7 @@ public sealed class PayloadOffloadTests
     [InlineData("missing object")]
     [InlineData("over the size limit")]
     [InlineData("a key that leaves its bucket")]
+    [InlineData("a dataref to another bucket")]
     public async Task APointerThatMustNotOrCannotBeFollowed_IsUnreadable_RetriedAndDeadLettered(string problem)
     {
         var store = new CountingStore(new InMemoryPayloadStore());
@@ -125,12 +169,14 @@ public sealed class PayloadOffloadTests
             store.Inner.Put(location, envelope);
         }
 
-        await broker.SendAsync(new SqsSendRequest
-        {
-            QueueName = "docs",
-            Body = PayloadPointer.Write(location, PayloadPointer.ClassName),
-            MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["ExtendedPayloadSize"] = MessageAttributeValue.FromNumber("1000") },
-        });
+        await broker.SendAsync(problem == "a dataref to another bucket"
+            ? new SqsSendRequest { QueueName = "docs", Body = "{\"specversion\":\"1.0\",\"id\":\"1\",\"source\":\"/s\",\"type\":\"test.document\",\"datacontenttype\":\"text/plain\",\"dataref\":\"s3://someone-elses-bucket/s3Key\"}" }
+            : new SqsSendRequest
+            {
+                QueueName = "docs",
+                Body = PayloadPointer.Write(location, PayloadPointer.ClassName),
+                MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["ExtendedPayloadSize"] = MessageAttributeValue.FromNumber("1000") },
+            });
         await host.StartAsync();
         await BusTestHost.WaitUntil(() => broker.GetQueue("docs-dlq").Count == 1);
         await host.StopAsync();

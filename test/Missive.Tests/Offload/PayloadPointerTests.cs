@@ -62,4 +62,37 @@ public sealed class PayloadPointerTests
     [InlineData("line\nbreak", false)]
     public void OnlyKeysThatStayInTheirBucket_AreFetched(string key, bool safe)
         => Assert.Equal(safe, new PayloadLocation("orders-payloads", key).HasSafeKey);
+
+    [Theory]
+    [InlineData("{\"specversion\":\"1.0\",\"dataref\":\"s3://b/k/x\"}", true, "b", "k/x")]
+    [InlineData("{\"specversion\":\"1.0\",\"dataref\":\"https://example.com/data\"}", false, "", "")] // not Missive's to fetch
+    [InlineData("{\"specversion\":\"1.0\",\"dataref\":\"s3://b/k\",\"data\":{}}", false, "", "")] // the data is there
+    [InlineData("{\"specversion\":\"1.0\",\"dataref\":\"s3://b/\"}", false, "", "")]
+    [InlineData("{\"specversion\":\"1.0\",\"dataref\":\"s3://\"}", false, "", "")]
+    public void OnlyAnS3DataRef_WithoutData_IsResolved(string envelope, bool resolved, string bucket, string key)
+    {
+        Assert.Equal(resolved, DataRef.TryRead(System.Text.Encoding.UTF8.GetBytes(envelope), out PayloadLocation location));
+        if (resolved)
+        {
+            Assert.Equal(new PayloadLocation(bucket, key), location);
+        }
+    }
+
+    [Theory]
+    [InlineData("application/json", "{\"orderId\":\"A-1\"}", "\"data\":{\"orderId\":\"A-1\"}")]
+    [InlineData("text/plain", "\"caf\\u00e9\"", "\"data\":\"caf\\u00E9\"")]
+    [InlineData("application/octet-stream", null, "\"data_base64\":\"AQID\"")]
+    public void TheDataComesBack_AsItWasWritten_ByItsContentType(string contentType, string? data, string expected)
+    {
+        string member = data is null ? "\"data_base64\":\"AQID\"" : "\"data\":" + data;
+        byte[] envelope = System.Text.Encoding.UTF8.GetBytes("{\"specversion\":\"1.0\",\"id\":\"1\",\"datacontenttype\":\"" + contentType + "\"," + member + "}");
+
+        Assert.True(DataRef.TrySplit(envelope, out byte[] stored));
+        byte[] without = DataRef.WithoutData(envelope, new PayloadLocation("b", "k"));
+        string back = System.Text.Encoding.UTF8.GetString(DataRef.WithData(without, stored));
+
+        Assert.Contains(expected, back, System.StringComparison.Ordinal);
+        Assert.Contains("\"dataref\":\"s3://b/k\"", back, System.StringComparison.Ordinal);
+        Assert.DoesNotContain("\"data\"", System.Text.Encoding.UTF8.GetString(without), System.StringComparison.Ordinal);
+    }
 }
