@@ -91,55 +91,11 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
         => _inner.ChangeVisibilityAsync(queueName, Strip(receiptHandle).Handle, visibilityTimeout, cancellationToken);
 
-    public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(requests);
-        var results = new BatchEntryResult[requests.Count];
-        var locations = new PayloadLocation?[requests.Count];
-        var toSend = new List<SqsSendRequest>(requests.Count);
-        var positions = new List<int>(requests.Count);
-        for (int i = 0; i < requests.Count; i++)
-        {
-            try
-            {
-                (SqsSendRequest sent, locations[i]) = await OffloadAsync(requests[i], cancellationToken).ConfigureAwait(false);
-                toSend.Add(sent);
-                positions.Add(i);
-            }
-            catch (MessageTransportException e)
-            {
-                results[i] = BatchEntryResult.Failure(i, e);
-            }
-        }
+    public Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+        => OffloadBatchAsync(requests, OffloadAsync, _inner.SendBatchAsync, cancellationToken);
 
-        IReadOnlyList<BatchEntryResult> sent2 = toSend.Count == 0 ? [] : await _inner.SendBatchAsync(toSend, cancellationToken).ConfigureAwait(false);
-        return Merge(results, sent2, positions, locations);
-    }
-
-    public async Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
-    {
-        ArgumentNullException.ThrowIfNull(requests);
-        var results = new BatchEntryResult[requests.Count];
-        var locations = new PayloadLocation?[requests.Count];
-        var toSend = new List<SnsPublishRequest>(requests.Count);
-        var positions = new List<int>(requests.Count);
-        for (int i = 0; i < requests.Count; i++)
-        {
-            try
-            {
-                (SnsPublishRequest sent, locations[i]) = await OffloadAsync(requests[i], cancellationToken).ConfigureAwait(false);
-                toSend.Add(sent);
-                positions.Add(i);
-            }
-            catch (MessageTransportException e)
-            {
-                results[i] = BatchEntryResult.Failure(i, e);
-            }
-        }
-
-        IReadOnlyList<BatchEntryResult> sent2 = toSend.Count == 0 ? [] : await _inner.PublishBatchAsync(toSend, cancellationToken).ConfigureAwait(false);
-        return Merge(results, sent2, positions, locations);
-    }
+    public Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
+        => OffloadBatchAsync(requests, OffloadAsync, _inner.PublishBatchAsync, cancellationToken);
 
     public Task<IReadOnlyList<BatchEntryResult>> PutEventBatchAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
         => _inner.PutEventBatchAsync(entries, cancellationToken);
@@ -330,6 +286,39 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         {
             OffloadLog.PayloadNotDeleted(_logger, location.ToString(), e.ErrorCode);
         }
+    }
+
+    /// <summary>
+    /// A batch whose large entries are stored first: an entry whose upload fails fails alone, the others go in the inner
+    /// batch call, and an entry the call fails after its upload says where its payload is.
+    /// </summary>
+    private static async Task<IReadOnlyList<BatchEntryResult>> OffloadBatchAsync<TRequest>(
+        IReadOnlyList<TRequest> requests,
+        Func<TRequest, CancellationToken, Task<(TRequest Request, PayloadLocation? Stored)>> offload,
+        Func<IReadOnlyList<TRequest>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> send,
+        CancellationToken cancellationToken)
+    {
+        ArgumentNullException.ThrowIfNull(requests);
+        var results = new BatchEntryResult[requests.Count];
+        var locations = new PayloadLocation?[requests.Count];
+        var toSend = new List<TRequest>(requests.Count);
+        var positions = new List<int>(requests.Count);
+        for (int i = 0; i < requests.Count; i++)
+        {
+            try
+            {
+                (TRequest sent, locations[i]) = await offload(requests[i], cancellationToken).ConfigureAwait(false);
+                toSend.Add(sent);
+                positions.Add(i);
+            }
+            catch (MessageTransportException e)
+            {
+                results[i] = BatchEntryResult.Failure(i, e);
+            }
+        }
+
+        IReadOnlyList<BatchEntryResult> sentResults = toSend.Count == 0 ? [] : await send(toSend, cancellationToken).ConfigureAwait(false);
+        return Merge(results, sentResults, positions, locations);
     }
 
     private static BatchEntryResult[] Merge(BatchEntryResult[] results, IReadOnlyList<BatchEntryResult> sent, List<int> positions, PayloadLocation?[] locations)

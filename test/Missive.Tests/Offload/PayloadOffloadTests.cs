@@ -79,6 +79,28 @@ public sealed class PayloadOffloadTests
         Assert.Equal(FiveMiB, handled.Messages.Single());
     }
 
+    [Theory]
+    [InlineData("sqs")]
+    [InlineData("sns-raw")]
+    public async Task ABatchPublish_StoresOnlyItsLargeMessages_AndEveryOneIsHandled(string route)
+    {
+        var store = new InMemoryPayloadStore();
+        var handled = new Handled();
+        using IHost host = Build(store, handled, route);
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+
+        IReadOnlyList<PublishResult<string>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync(["small one", FiveMiB, "small two"]);
+
+        Assert.All(results, r => Assert.True(r.Succeeded));
+        Assert.Equal(1, store.Count);
+        Assert.Single(broker.GetQueue("docs").PeekBodies(), b => b.Contains("PayloadS3Pointer", StringComparison.Ordinal));
+        await host.StartAsync();
+        await BusTestHost.WaitUntil(() => handled.Messages.Count == 3);
+        await host.StopAsync();
+
+        Assert.Equal(["small one", "small two", FiveMiB], handled.Messages.OrderBy(m => m.Length).ThenBy(m => m, StringComparer.Ordinal));
+    }
+
     [Fact]
     public async Task ADataRefEnvelopeFromAnotherProducer_IsHandled_WithTheDataItNames()
     {
