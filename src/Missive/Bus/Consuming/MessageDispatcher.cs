@@ -40,35 +40,39 @@ internal sealed class MessageDispatcher
     /// <summary>Gets whether message content may appear in logs (<c>SerializationOptions.LogMessageContent</c>).</summary>
     public bool LogMessageContent => _logContent;
 
-    public async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
+    /// <summary>Reads a received message and hands it to its handler; a pointer to a stored payload is resolved first (with <c>UsePayloadOffload</c>).</summary>
+    public ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
+        => _payloads is null ? DispatchReadAsync(message, queue, stopping) : ResolveAndDispatchAsync(_payloads, message, queue, stopping);
+
+    /// <summary>A pointer becomes the message as sent; one that cannot be resolved is unreadable, like a body that cannot be read.</summary>
+    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> ResolveAndDispatchAsync(PayloadResolver payloads, SqsMessage message, string queue, CancellationToken stopping)
+    {
+        SqsMessage resolved;
+        try
+        {
+            resolved = await payloads.ResolveAsync(message, CancellationToken.None).ConfigureAwait(false);
+        }
+        catch (InvalidEnvelopeException e)
+        {
+            _telemetry.Received(queue, message.ReceiveCount);
+            return Unreadable(message, queue, message.ReceiveCount, e);
+        }
+
+        return await DispatchReadAsync(resolved, queue, stopping).ConfigureAwait(false);
+    }
+
+    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchReadAsync(SqsMessage message, string queue, CancellationToken stopping)
     {
         int receiveCount = message.ReceiveCount;
         _telemetry.Received(queue, receiveCount);
         InboundMessage inbound;
         try
         {
-            if (_payloads is not null)
-            {
-                // A pointer to a stored payload becomes the message as sent; one that cannot be resolved is unreadable.
-                message = await _payloads.ResolveAsync(message, CancellationToken.None).ConfigureAwait(false);
-            }
-
             inbound = _reader.Read(message);
         }
         catch (InvalidEnvelopeException e)
         {
-            RecordSize(queue, message, null);
-            if (e.Reason == InvalidEnvelopeReason.UnknownMessageType)
-            {
-                BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e.UnknownType, e);
-            }
-            else
-            {
-                BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
-            }
-
-            _telemetry.Processed(queue, null, null, e.Reason.ToString());
-            return (DispatchOutcome.RetryLater, null);
+            return Unreadable(message, queue, receiveCount, e);
         }
 
         RecordSize(queue, message, inbound.Envelope?.Type);
@@ -147,6 +151,23 @@ internal sealed class MessageDispatcher
 
                 return (DispatchOutcome.Done, envelope.Type);
         }
+    }
+
+    /// <summary>A message that cannot be read (or whose payload cannot be fetched): logged without content, left to be received again.</summary>
+    private (DispatchOutcome Outcome, string? EventType) Unreadable(SqsMessage message, string queue, int receiveCount, InvalidEnvelopeException e)
+    {
+        RecordSize(queue, message, null);
+        if (e.Reason == InvalidEnvelopeReason.UnknownMessageType)
+        {
+            BusLog.UnknownMessageType(_logger, message.MessageId, queue, receiveCount, e.UnknownType, e);
+        }
+        else
+        {
+            BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
+        }
+
+        _telemetry.Processed(queue, null, null, e.Reason.ToString());
+        return (DispatchOutcome.RetryLater, null);
     }
 
     private void RecordSize(string queue, SqsMessage message, string? eventType)
