@@ -9,8 +9,8 @@ namespace Missive.Aws;
 
 /// <summary>
 /// The opt-in startup verification of <see cref="AwsTransportOptions.VerifyResourcesAtStartup"/>: every queue, topic and
-/// event bus the bus uses, asked about once, together; each failure or misfit is one problem, in the order of the
-/// configuration.
+/// event bus the bus uses, asked about once, together; each failure or misfit is one problem (event buses first, then
+/// queues, then topics, each kind in the order configured).
 /// </summary>
 internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTransport> transport) : IMessageBusResourceCheck
 {
