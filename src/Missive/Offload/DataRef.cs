@@ -1,5 +1,6 @@
 using System;
 using System.Buffers;
+using System.Diagnostics.CodeAnalysis;
 using System.Text;
 using System.Text.Json;
 
@@ -24,48 +25,56 @@ internal static class DataRef
 
     private const string Scheme = "s3://";
 
-    /// <summary>Splits a JSON envelope into its data (to store) and a writer of the envelope without it; <c>false</c> when it is no envelope with data.</summary>
-    public static bool TrySplit(ReadOnlyMemory<byte> envelope, out byte[] data)
+    /// <summary>Parses a JSON envelope once for <see cref="DataRefSplit"/>; <c>false</c> when it is no envelope with data (or already a reference).</summary>
+    public static bool TrySplit(ReadOnlyMemory<byte> envelope, [NotNullWhen(true)] out DataRefSplit? split)
     {
-        data = [];
+        split = null;
         if (!StartsWithObject(envelope.Span))
         {
             return false;
         }
 
+        JsonDocument? document = null;
         try
         {
-            using JsonDocument document = JsonDocument.Parse(envelope);
+            document = JsonDocument.Parse(envelope);
             JsonElement root = document.RootElement;
+            byte[]? data = null;
             if (root.TryGetProperty(Name, out _))
             {
-                return false; // already a reference
+                // already a reference
             }
-
-            if (root.TryGetProperty("data_base64", out JsonElement binary) && binary.ValueKind == JsonValueKind.String)
+            else if (root.TryGetProperty("data_base64", out JsonElement binary) && binary.ValueKind == JsonValueKind.String)
             {
                 data = binary.GetBytesFromBase64();
-                return true;
+            }
+            else if (root.TryGetProperty("data", out JsonElement value))
+            {
+                data = IsJson(ContentType(root)) || value.ValueKind != JsonValueKind.String ? Encoding.UTF8.GetBytes(value.GetRawText()) : Encoding.UTF8.GetBytes(value.GetString()!);
             }
 
-            if (root.TryGetProperty("data", out JsonElement value))
+            if (data is not null)
             {
-                data = IsJson(ContentType(root)) ? Encoding.UTF8.GetBytes(value.GetRawText()) : value.ValueKind == JsonValueKind.String ? Encoding.UTF8.GetBytes(value.GetString()!) : Encoding.UTF8.GetBytes(value.GetRawText());
+                split = new DataRefSplit(document, data);
+                document = null; // the split owns it now
                 return true;
             }
         }
         catch (Exception e) when (e is JsonException or FormatException)
         {
         }
+        finally
+        {
+            document?.Dispose();
+        }
 
         return false;
     }
 
-    /// <summary>The envelope without its data, with <c>dataref</c> naming <paramref name="location"/>.</summary>
-    public static byte[] WithoutData(ReadOnlyMemory<byte> envelope, PayloadLocation location)
+    /// <summary>The envelope of <paramref name="document"/> without its data, with <c>dataref</c> naming <paramref name="location"/>.</summary>
+    internal static byte[] WithoutData(JsonDocument document, PayloadLocation location)
     {
-        using JsonDocument document = JsonDocument.Parse(envelope);
-        var output = new ArrayBufferWriter<byte>(envelope.Length);
+        var output = new ArrayBufferWriter<byte>(1024);
         using (var writer = new Utf8JsonWriter(output))
         {
             writer.WriteStartObject();

@@ -200,10 +200,13 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     /// </summary>
     private async Task<(PayloadLocation Location, string Sent, IReadOnlyDictionary<string, MessageAttributeValue> Attributes)> StoreAsync(ReadOnlyMemory<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, string destination, CancellationToken cancellationToken)
     {
-        if (_options.UseDataRef && DataRef.TrySplit(body, out byte[] data))
+        if (_options.UseDataRef && DataRef.TrySplit(body, out DataRefSplit? split))
         {
-            PayloadLocation stored = await _store.PutAsync(data, cancellationToken).ConfigureAwait(false);
-            return (stored, Encoding.UTF8.GetString(DataRef.WithoutData(body, stored)), attributes);
+            using (split)
+            {
+                PayloadLocation stored = await _store.PutAsync(split.Data, cancellationToken).ConfigureAwait(false);
+                return (stored, Encoding.UTF8.GetString(split.EnvelopeFor(stored)), attributes);
+            }
         }
 
         if (attributes.Count >= SqsRules.MaxMessageAttributes)

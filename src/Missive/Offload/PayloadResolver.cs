@@ -89,34 +89,31 @@ public sealed class PayloadResolver
     /// </summary>
     private async Task<SqsMessage> ResolveNotificationAsync(SqsMessage message, ReadOnlyMemory<byte> utf8, CancellationToken cancellationToken)
     {
-        ReadOnlyMemory<byte> payload;
-        using (JsonDocument probe = Parse(utf8))
+        using JsonDocument document = Parse(utf8); // read once: probed, then rebuilt around the payload
+        JsonElement root = document.RootElement;
+        if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("Type", out JsonElement type) || type.ValueKind != JsonValueKind.String || !type.ValueEquals("Notification")
+            || !root.TryGetProperty("Message", out JsonElement inner) || inner.ValueKind != JsonValueKind.String)
         {
-            JsonElement root = probe.RootElement;
-            if (root.ValueKind != JsonValueKind.Object || !root.TryGetProperty("Type", out JsonElement type) || type.ValueKind != JsonValueKind.String || !type.ValueEquals("Notification")
-                || !root.TryGetProperty("Message", out JsonElement inner) || inner.ValueKind != JsonValueKind.String)
-            {
-                return message;
-            }
-
-            byte[] innerBytes = System.Text.Encoding.UTF8.GetBytes(inner.GetString()!);
-            bool marked = root.TryGetProperty("MessageAttributes", out JsonElement attributes) && attributes.ValueKind == JsonValueKind.Object
-                && (attributes.TryGetProperty(SizeName, out _) || attributes.TryGetProperty(LegacySizeName, out _));
-            if (marked && PayloadPointer.TryRead(innerBytes, out PayloadLocation location))
-            {
-                payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
-            }
-            else if (DataRef.TryRead(innerBytes, out PayloadLocation reference))
-            {
-                payload = DataRef.WithData(innerBytes, await FetchAsync(reference, cancellationToken).ConfigureAwait(false));
-            }
-            else
-            {
-                return message;
-            }
+            return message;
         }
 
-        using JsonDocument document = Parse(utf8);
+        ReadOnlyMemory<byte> payload;
+        byte[] innerBytes = System.Text.Encoding.UTF8.GetBytes(inner.GetString()!);
+        bool marked = root.TryGetProperty("MessageAttributes", out JsonElement attributes) && attributes.ValueKind == JsonValueKind.Object
+            && (attributes.TryGetProperty(SizeName, out _) || attributes.TryGetProperty(LegacySizeName, out _));
+        if (marked && PayloadPointer.TryRead(innerBytes, out PayloadLocation location))
+        {
+            payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
+        }
+        else if (DataRef.TryRead(innerBytes, out PayloadLocation reference))
+        {
+            payload = DataRef.WithData(innerBytes, await FetchAsync(reference, cancellationToken).ConfigureAwait(false));
+        }
+        else
+        {
+            return message;
+        }
+
         var output = new ArrayBufferWriter<byte>(payload.Length + utf8.Length + 256);
         using (var writer = new Utf8JsonWriter(output))
         {

@@ -87,12 +87,15 @@ public sealed class PayloadPointerTests
         string member = data is null ? "\"data_base64\":\"AQID\"" : "\"data\":" + data;
         byte[] envelope = System.Text.Encoding.UTF8.GetBytes("{\"specversion\":\"1.0\",\"id\":\"1\",\"datacontenttype\":\"" + contentType + "\"," + member + "}");
 
-        Assert.True(DataRef.TrySplit(envelope, out byte[] stored));
-        byte[] without = DataRef.WithoutData(envelope, new PayloadLocation("b", "k"));
-        string back = System.Text.Encoding.UTF8.GetString(DataRef.WithData(without, stored));
+        Assert.True(DataRef.TrySplit(envelope, out DataRefSplit? split));
+        using (split)
+        {
+            byte[] without = split.EnvelopeFor(new PayloadLocation("b", "k"));
+            string back = System.Text.Encoding.UTF8.GetString(DataRef.WithData(without, split.Data));
 
-        Assert.Contains(expected, back, System.StringComparison.Ordinal);
-        Assert.Contains("\"dataref\":\"s3://b/k\"", back, System.StringComparison.Ordinal);
-        Assert.DoesNotContain("\"data\"", System.Text.Encoding.UTF8.GetString(without), System.StringComparison.Ordinal);
+            Assert.Contains(expected, back, System.StringComparison.Ordinal);
+            Assert.Contains("\"dataref\":\"s3://b/k\"", back, System.StringComparison.Ordinal);
+            Assert.DoesNotContain("\"data\"", System.Text.Encoding.UTF8.GetString(without), System.StringComparison.Ordinal);
+        }
     }
 }
