@@ -51,7 +51,12 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
                 default:
                     if (buses.Add(destination.Name))
                     {
-                        checks.Add(CheckEventBusAsync(aws, destination.Name, cancellationToken));
+                        string eventBus = destination.Name;
+                        checks.Add(CheckAsync("event bus", eventBus, async () =>
+                        {
+                            await aws.EventBridge.DescribeEventBusAsync(eventBus, cancellationToken).ConfigureAwait(false);
+                            return null;
+                        }));
                     }
 
                     break;
@@ -60,12 +65,20 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
 
         foreach ((string queue, List<Type> withoutIds) in queues)
         {
-            checks.Add(CheckQueueAsync(aws, queue, withoutIds, cancellationToken));
+            checks.Add(CheckAsync("queue", queue, async () =>
+            {
+                (bool fifo, bool contentBased) = await aws.Sqs.GetFifoAttributesAsync(queue, cancellationToken).ConfigureAwait(false);
+                return Fit(fifo, contentBased, "queue", queue, withoutIds);
+            }));
         }
 
         foreach ((string topic, List<Type> withoutIds) in topics)
         {
-            checks.Add(CheckTopicAsync(aws, topic, withoutIds, cancellationToken));
+            checks.Add(CheckAsync("topic", topic, async () =>
+            {
+                (bool fifo, bool contentBased) = await aws.Sns.GetFifoAttributesAsync(topic, cancellationToken).ConfigureAwait(false);
+                return Fit(fifo, contentBased, "topic", topic, withoutIds);
+            }));
         }
 
         foreach (string? problem in await Task.WhenAll(checks).ConfigureAwait(false))
@@ -90,42 +103,16 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
         }
     }
 
-    private static async Task<string?> CheckQueueAsync(AwsTransport aws, string queue, List<Type> withoutIds, CancellationToken cancellationToken)
+    /// <summary>Asks about one resource: its call's failure, or what it answered against the publishers' needs, is the problem (or <c>null</c>).</summary>
+    private static async Task<string?> CheckAsync(string what, string name, Func<Task<string?>> ask)
     {
         try
         {
-            (bool fifo, bool contentBased) = await aws.Sqs.GetFifoAttributesAsync(queue, cancellationToken).ConfigureAwait(false);
-            return Fit(fifo, contentBased, "queue", queue, withoutIds);
+            return await ask().ConfigureAwait(false);
         }
         catch (MessageTransportException e)
         {
-            return $"The queue '{queue}' could not be verified: {e.Message}";
-        }
-    }
-
-    private static async Task<string?> CheckTopicAsync(AwsTransport aws, string topic, List<Type> withoutIds, CancellationToken cancellationToken)
-    {
-        try
-        {
-            (bool fifo, bool contentBased) = await aws.Sns.GetFifoAttributesAsync(topic, cancellationToken).ConfigureAwait(false);
-            return Fit(fifo, contentBased, "topic", topic, withoutIds);
-        }
-        catch (MessageTransportException e)
-        {
-            return $"The topic '{topic}' could not be verified: {e.Message}";
-        }
-    }
-
-    private static async Task<string?> CheckEventBusAsync(AwsTransport aws, string eventBus, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await aws.EventBridge.DescribeEventBusAsync(eventBus, cancellationToken).ConfigureAwait(false);
-            return null;
-        }
-        catch (MessageTransportException e)
-        {
-            return $"The event bus '{eventBus}' could not be verified: {e.Message}";
+            return $"The {what} '{name}' could not be verified: {e.Message}";
         }
     }
 
