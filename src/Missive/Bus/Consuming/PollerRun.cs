@@ -84,7 +84,11 @@ internal sealed class PollerRun : IDisposable
         CancellationTokenRegistration stopped = stopping.Register(static state =>
         {
             var (run, source, wait) = ((PollerRun, CancellationTokenSource?, TimeSpan))state!;
-            source?.CancelAfter(wait);
+            if (source is not null)
+            {
+                Quietly(source, s => s.CancelAfter(wait));
+            }
+
             run.StopWaitingToReceive();
         }, (this, receiveEnds, _options.WaitTime + ReceiveOverrun));
         CancellationToken receiving = receiveEnds?.Token ?? stopping;
@@ -103,7 +107,7 @@ internal sealed class PollerRun : IDisposable
                 try
                 {
                     using var deadline = new CancellationTokenSource(_options.WaitTime + ReceiveDeadline, _timeProvider);
-                    CancellationTokenRegistration link = receiving.UnsafeRegister(static state => ((CancellationTokenSource)state!).Cancel(), deadline);
+                    CancellationTokenRegistration link = receiving.UnsafeRegister(static state => Quietly((CancellationTokenSource)state!, static s => s.Cancel()), deadline);
                     try
                     {
                         messages = await _transport.ReceiveAsync(_queue, _options.MaxMessagesPerReceive, _options.WaitTime, _options.VisibilityTimeout, deadline.Token).ConfigureAwait(false);
@@ -227,6 +231,22 @@ internal sealed class PollerRun : IDisposable
 
             _receiveWaiter = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
             return _receiveWaiter.Task;
+        }
+    }
+
+    /// <summary>
+    /// Cancels a source a registration callback holds. <c>Unregister</c> does not wait for a callback already running on
+    /// the thread that stops the host, so the callback may reach the source after the receive it bounded ended and
+    /// disposed it: then there is nothing left to cancel, and the stop must not fail for it.
+    /// </summary>
+    private static void Quietly(CancellationTokenSource source, Action<CancellationTokenSource> cancel)
+    {
+        try
+        {
+            cancel(source);
+        }
+        catch (ObjectDisposedException)
+        {
         }
     }
 
