@@ -272,8 +272,8 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
     /// <summary>
     /// The entries of one queue, topic or bus in its batch calls, failed entries sent again as the retry mode allows: a
-    /// failure before any call (the queue's URL cannot be resolved) becomes each entry's own, so the other destinations
-    /// of the batch keep their results.
+    /// failure or a cancellation before any call (the queue's URL cannot be resolved) becomes each entry's own, so the
+    /// other destinations of the batch keep their results; a cancellation is never thrown over entries.
     /// </summary>
     private async Task SendToOneDestinationAsync<T>(IReadOnlyList<(int Index, T Item)> entries, bool ordered, Func<IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, BatchEntryResult[] results, CancellationToken cancellationToken)
     {
@@ -283,12 +283,23 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         }
         catch (MessageTransportException e)
         {
-            foreach ((int index, _) in entries)
+            Fail(entries, results, BatchEntryResult.Failure(0, e, BatchEntryOutcome.NotSent)); // nothing of this destination was sent
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            // Cancelled before this destination's first call (resolving its URL): never thrown over another's results.
+            Fail(entries, results, BatchEntryResult.Failure(0, BatchCalls.Cancelled("The batch", underWay: false), BatchEntryOutcome.NotSent));
+        }
+    }
+
+    /// <summary>Gives <paramref name="failure"/> to each of <paramref name="entries"/> that has no result yet.</summary>
+    private static void Fail<T>(IReadOnlyList<(int Index, T Item)> entries, BatchEntryResult[] results, BatchEntryResult failure)
+    {
+        foreach ((int index, _) in entries)
+        {
+            if (results[index] == default)
             {
-                if (results[index] == default)
-                {
-                    results[index] = BatchEntryResult.Failure(index, e); // nothing of this destination was sent
-                }
+                results[index] = failure with { Index = index };
             }
         }
     }

@@ -105,7 +105,16 @@ internal sealed class AwsRetryStrategy
             return 0;
         }
 
-        await Task.Delay(DelayFor(throttling, null, retry), _timeProvider, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            await Task.Delay(DelayFor(throttling, null, retry), _timeProvider, cancellationToken).ConfigureAwait(false);
+        }
+        catch (OperationCanceledException)
+        {
+            Refund(cost); // no retry was made: its tokens go back
+            throw;
+        }
+
         return cost;
     }
 

@@ -20,14 +20,20 @@ namespace Missive.Aws.Protocol;
 /// <item>A call that fails whole fails its own entries (saying whether the service may have taken them); the calls
 /// before it keep their results and the calls after it go on, except for the later entries of a FIFO group that had an
 /// entry fail, which fail unsent (a later message must not go after an earlier one that did not).</item>
-/// <item>A cancellation after the first call stops the calls: the entries of the call under way learn that they may
-/// have been sent, the later ones that they were not.</item>
+/// <item>A cancellation stops the calls and is never thrown over entries: the entries of the call under way learn that
+/// they may have been taken (<see cref="BatchEntryOutcome.Unknown"/>), the later ones that they were not sent.</item>
 /// </list>
 /// </remarks>
 internal static class BatchCalls
 {
     /// <summary>The default largest message SQS, SNS and EventBridge take: 1 MiB (SQS since August 2025, body and attributes; an SNS topic whose MaximumMessageSize is raised to it; EventBridge since January 2026).</summary>
     public const int DefaultMaxEntrySize = 1024 * 1024;
+
+    /// <summary>The error code of an entry not sent because its caller cancelled.</summary>
+    public const string CancelledCode = "Cancelled";
+
+    /// <summary>The error code of an entry whose call was under way when its caller cancelled (it may have been taken).</summary>
+    public const string CancelledUnderWayCode = "CancelledUnderWay";
 
     /// <summary>SQS <c>SendMessageBatch</c>: 10 entries, 1 MiB of bodies and attributes in all (the SQS API reference).</summary>
     public static readonly BatchLimits SqsSend = new(10, 1024 * 1024);
@@ -58,32 +64,36 @@ internal static class BatchCalls
         HashSet<string>? failedGroups = null;
         (IReadOnlyList<T> work, int[]? positions) = Sendable(items, limits, size, fifoGroup, operation, results, ref failedGroups);
         BatchEntryResult[] scratch = positions is null ? results : new BatchEntryResult[work.Count]; // by position in work
-        bool called = false;
         for (int start = 0, end; start < work.Count; start = end)
         {
             end = size is null ? End<T, int>(work, start, limits, 0, null) : End(work, start, limits, size, static (item, measure) => measure(item));
-            try
+            if (cancellationToken.IsCancellationRequested)
             {
-                await call(work, start, end, scratch, cancellationToken).ConfigureAwait(false);
-            }
-            catch (MessageTransportException e)
-            {
-                for (int i = start; i < end; i++)
-                {
-                    scratch[i] = BatchEntryResult.Failure(i, CallFailed(operation, e));
-                }
-            }
-            catch (OperationCanceledException) when (called && cancellationToken.IsCancellationRequested)
-            {
-                for (int i = start; i < work.Count; i++)
-                {
-                    scratch[i] = BatchEntryResult.Failure(i, Cancelled(operation, underWay: i < end));
-                }
-
+                CancelFrom(operation, scratch, start, underWayEnd: start, work.Count);
                 end = work.Count;
             }
+            else
+            {
+                try
+                {
+                    await call(work, start, end, scratch, cancellationToken).ConfigureAwait(false);
+                }
+                catch (MessageTransportException e)
+                {
+                    bool refused = e.StatusCode is >= 400 and < 500 && !e.IsTransient;
+                    for (int i = start; i < end; i++)
+                    {
+                        scratch[i] = BatchEntryResult.Failure(i, CallFailed(operation, e, refused), refused ? BatchEntryOutcome.NotSent : BatchEntryOutcome.Unknown);
+                    }
+                }
+                catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+                {
+                    // Never thrown over entries: those of the call under way may have been taken, the later ones were not sent.
+                    CancelFrom(operation, scratch, start, underWayEnd: end, work.Count);
+                    end = work.Count;
+                }
+            }
 
-            called = true;
             bool groupFailed = false;
             for (int i = start; i < end; i++)
             {
@@ -105,7 +115,7 @@ internal static class BatchCalls
                     int position = positions?[i] ?? i;
                     if (fifoGroup!(work[i]) is { } later && failedGroups!.Contains(later))
                     {
-                        results[position] = BatchEntryResult.Failure(position, GroupFailedEarlier(operation, later));
+                        results[position] = BatchEntryResult.Failure(position, GroupFailedEarlier(operation, later), BatchEntryOutcome.NotSent);
                     }
                     else
                     {
@@ -147,7 +157,9 @@ internal static class BatchCalls
                     }
                 }
 
-                results[i] = BatchEntryResult.Failure(i, groupFailed ? GroupFailedEarlier(operation, group!) : TooLarge(operation, bytes, limits.MaxEntrySize));
+                results[i] = groupFailed
+                    ? BatchEntryResult.Failure(i, GroupFailedEarlier(operation, group!), BatchEntryOutcome.NotSent)
+                    : BatchEntryResult.Failure(i, TooLarge(operation, bytes, limits.MaxEntrySize), BatchEntryOutcome.Refused);
                 if (group is not null)
                 {
                     (failedGroups ??= new HashSet<string>(StringComparer.Ordinal)).Add(group);
@@ -171,9 +183,8 @@ internal static class BatchCalls
         };
 
     /// <summary>The failure of an entry whose call failed whole: the service may have taken it unless it refused the call.</summary>
-    private static MessageTransportException CallFailed(string operation, MessageTransportException e)
+    private static MessageTransportException CallFailed(string operation, MessageTransportException e, bool refused)
     {
-        bool refused = e.StatusCode is >= 400 and < 500 && !e.IsTransient;
         return new($"{operation}: the call carrying this entry failed ({e.Message}). {(refused ? "The service refused the call: the entry was not sent." : "The service may have taken the entry (the call failed on its side, or its answer was lost): sending it again may deliver it twice.")}", e)
         {
             ErrorCode = e.ErrorCode,
@@ -183,12 +194,27 @@ internal static class BatchCalls
         };
     }
 
-    private static MessageTransportException Cancelled(string operation, bool underWay)
+    /// <summary>
+    /// The entries from <paramref name="start"/> after a cancellation: those before <paramref name="underWayEnd"/> were in
+    /// the call under way (<see cref="BatchEntryOutcome.Unknown"/>), the others were not sent.
+    /// </summary>
+    private static void CancelFrom(string operation, BatchEntryResult[] scratch, int start, int underWayEnd, int count)
+    {
+        for (int i = start; i < count; i++)
+        {
+            bool underWay = i < underWayEnd;
+            scratch[i] = BatchEntryResult.Failure(i, Cancelled(operation, underWay), underWay ? BatchEntryOutcome.Unknown : BatchEntryOutcome.NotSent);
+        }
+    }
+
+    /// <summary>The failure of an entry after its caller cancelled: <c>Cancelled</c> when it was not sent, <c>CancelledUnderWay</c> when its call may have reached the service.</summary>
+    internal static MessageTransportException Cancelled(string operation, bool underWay)
         => new(underWay
             ? $"{operation}: cancelled while the call carrying this entry was under way: the service may have taken it."
             : $"{operation}: cancelled before the call for this entry: it was not sent.")
         {
-            ErrorCode = "Cancelled",
+            ErrorCode = underWay ? CancelledUnderWayCode : CancelledCode,
+            IsTransient = true,
         };
 
     private static MessageTransportException GroupFailedEarlier(string operation, string group)

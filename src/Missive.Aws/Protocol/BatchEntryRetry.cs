@@ -16,6 +16,8 @@ namespace Missive.Aws.Protocol;
 /// error); each new call waits as <see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/> says.</item>
 /// <item>The sender's faults, what is left when the attempts or the quota run out, and the entries of a call sending
 /// them again that fails whole stay as their entries' failures.</item>
+/// <item>A cancellation during a backoff ends the retries: every entry keeps its last outcome, and nothing is thrown
+/// over entries the service took.</item>
 /// <item>Nothing is sent again on a FIFO destination: a later message of the failed one's group may already be sent,
 /// and sending it again would put it after that one.</item>
 /// </list>
@@ -39,10 +41,10 @@ internal static class BatchEntryRetry
             {
                 outcomes = await call(entries, cancellationToken).ConfigureAwait(false);
             }
-            catch (MessageTransportException) when (attempt > 0)
+            catch (Exception e) when (attempt > 0 && (e is MessageTransportException || (e is OperationCanceledException && cancellationToken.IsCancellationRequested)))
             {
-                // A call sending entries again failed whole (after its own retries): they keep the failure they had,
-                // and what the first call sent stays reported sent.
+                // A call sending entries again failed whole (after its own retries) or was cancelled before it began:
+                // they keep the failure they had, and what the first call sent stays reported sent.
                 return;
             }
 
@@ -69,7 +71,15 @@ internal static class BatchEntryRetry
                 return;
             }
 
-            tokens = await retry.BeforeEntryRetryAsync(throttling, attempt, cancellationToken).ConfigureAwait(false);
+            try
+            {
+                tokens = await retry.BeforeEntryRetryAsync(throttling, attempt, cancellationToken).ConfigureAwait(false);
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                return; // cancelled during the backoff: the entries keep the failure they had (not sent), the others their results
+            }
+
             if (tokens == 0)
             {
                 return;

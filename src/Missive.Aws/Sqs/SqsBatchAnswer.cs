@@ -79,7 +79,7 @@ internal static class SqsBatchAnswer
         {
             if (!answered[i])
             {
-                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry.", false);
+                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry: it may have taken it.", false) { Outcome = BatchEntryOutcome.Unknown };
             }
         }
     }

@@ -7,6 +7,7 @@ using System.Threading.Tasks;
 using Microsoft.Extensions.Logging;
 using Missive.Aws.Protocol;
 using Missive.Buffers;
+using Missive.Transport;
 
 namespace Missive.Aws.Sqs;
 
@@ -118,7 +119,7 @@ internal sealed partial class SqsClient
             using JsonDocument answer = await PostAsync(operation, body, queue, cancellationToken).ConfigureAwait(false);
             return true;
         }
-        catch (MessageTransportException e) when (IsStaleReceipt(e.ErrorCode))
+        catch (MessageTransportException e) when (BatchEntryResult.IsReceiptGone(e.ErrorCode, e.Message))
         {
             return false;
         }
@@ -137,7 +138,4 @@ internal sealed partial class SqsClient
 
     private static bool IsNonExistentQueue(string? code)
         => code is "AWS.SimpleQueueService.NonExistentQueue" or "QueueDoesNotExist";
-
-    private static bool IsStaleReceipt(string? code)
-        => code is "ReceiptHandleIsInvalid" or "AWS.SimpleQueueService.MessageNotInflight" or "MessageNotInflight" or "InvalidReceiptHandle";
 }

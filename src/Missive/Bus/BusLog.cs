@@ -60,6 +60,9 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of {Count} messages ({MessageIds}) in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
     public static partial void HeartbeatFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
 
+    [LoggerMessage(EventId = 2027, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} was not extended: the service failed its entry ({ErrorCode}). It stays due and is tried again at the next tick.")]
+    public static partial void HeartbeatEntryFailed(ILogger logger, string messageId, string queue, string errorCode);
+
     /// <summary>The ids of <paramref name="messages"/>, comma-separated, for a log line about a batch call.</summary>
     public static string IdsOf(System.Collections.Generic.IReadOnlyList<Transport.SqsMessage> messages)
     {

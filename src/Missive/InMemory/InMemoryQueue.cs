@@ -207,7 +207,12 @@ public sealed class InMemoryQueue
             }
 
             TimeSpan wait = untilVisible < remaining ? untilVisible : remaining;
-            await Task.WhenAny(changed, Task.Delay(wait < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : wait, _broker.TimeProvider, cancellationToken)).ConfigureAwait(false);
+            using (var woken = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken))
+            {
+                await Task.WhenAny(changed, Task.Delay(wait < TimeSpan.FromMilliseconds(1) ? TimeSpan.FromMilliseconds(1) : wait, _broker.TimeProvider, woken.Token)).ConfigureAwait(false);
+                woken.Cancel(); // a wake-up by a change leaves no timer behind
+            }
+
             cancellationToken.ThrowIfCancellationRequested();
         }
     }

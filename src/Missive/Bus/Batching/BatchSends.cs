@@ -14,9 +14,10 @@ namespace Missive.Bus;
 /// <list type="bullet">
 /// <item>Retrying is the transport's: its batch calls return each entry's last outcome (the AWS transport sends entries
 /// the service failed on its side again under AWS's standard retry mode).</item>
-/// <item>A failed entry's send fails with a <see cref="MessageTransportException"/>, transient when it was not the
-/// sender's fault.</item>
-/// <item>A call that throws fails the entries of that call only, with its exception.</item>
+/// <item>Each send ends as its entry's <see cref="BatchEntryResult.Outcome"/> says (<see cref="Complete"/>): an entry
+/// not sent because the caller cancelled is cancelled; one that may have been sent fails as such, never cancelled.</item>
+/// <item>A call that throws fails the entries of that call only, with its exception; a cancellation thrown once the
+/// call had begun fails them as maybe sent.</item>
 /// </list>
 /// </remarks>
 internal static class BatchSends
@@ -45,6 +46,16 @@ internal static class BatchSends
             {
                 results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
             }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                // The call had begun: its entries may have been taken, and are never reported cancelled.
+                foreach (Pending pending in entries)
+                {
+                    pending.Result.TrySetException(MayHaveBeenSent("the publish was cancelled while its batch call was under way"));
+                }
+
+                continue;
+            }
             catch (Exception e) when (!ContentSafety.IsFatal(e))
             {
                 foreach (Pending pending in entries)
@@ -57,31 +68,66 @@ internal static class BatchSends
 
             for (int i = 0; i < entries.Count; i++)
             {
-                BatchEntryResult result = i < results.Count ? results[i] : default;
                 if (i >= results.Count)
                 {
-                    entries[i].Result.TrySetException(new MessageTransportException($"The transport's batch call answered {results.Count} results for {entries.Count} entries: this entry's outcome is unknown (it may have been sent)."));
-                }
-                else if (result.Succeeded)
-                {
-                    entries[i].Result.TrySetResult(result.MessageId ?? string.Empty);
+                    entries[i].Result.TrySetException(MayHaveBeenSent($"the transport's batch call answered {results.Count} results for {entries.Count} entries"));
                 }
                 else
                 {
-                    entries[i].Result.TrySetException(EntryFailed(result));
+                    Complete(entries[i], results[i], cancellationToken);
                 }
             }
         }
     }
 
-    /// <summary>The failure of one entry the service refused.</summary>
+    /// <summary>
+    /// Ends one send with its entry's outcome (<see cref="BatchEntryResult.Outcome"/>): its message id; cancelled, when
+    /// it was not sent because its caller cancelled; else a <see cref="MessageTransportException"/> that says whether
+    /// the service may have taken it (never "cancelled" for what may have been sent).
+    /// </summary>
+    internal static void Complete(Pending pending, BatchEntryResult result, CancellationToken cancellationToken)
+    {
+        switch (result.Outcome)
+        {
+            case BatchEntryOutcome.Succeeded:
+                pending.Result.TrySetResult(result.MessageId ?? string.Empty);
+                break;
+            case BatchEntryOutcome.NotSent when cancellationToken.IsCancellationRequested:
+                pending.Result.TrySetCanceled(cancellationToken);
+                break;
+            default:
+                pending.Result.TrySetException(EntryFailed(result));
+                break;
+        }
+    }
+
+    /// <summary>The failure of one entry that did not succeed, saying whether the service may have taken it.</summary>
     internal static MessageTransportException EntryFailed(BatchEntryResult result)
-        => new(string.IsNullOrEmpty(result.ErrorMessage)
-            ? $"The service refused this entry of the batch ({result.ErrorCode})."
-            : $"The service refused this entry of the batch ({result.ErrorCode}): {result.ErrorMessage}")
+    {
+        string what = result.Outcome switch
+        {
+            BatchEntryOutcome.Unknown => "The service may have taken this entry of the batch",
+            BatchEntryOutcome.NotSent => "This entry of the batch was not sent",
+            _ => "The service refused this entry of the batch",
+        };
+        string advice = result.Outcome == BatchEntryOutcome.Unknown ? " " + MayHaveBeenSentAdvice : string.Empty;
+        return new(string.IsNullOrEmpty(result.ErrorMessage)
+            ? $"{what} ({result.ErrorCode}).{advice}"
+            : $"{what} ({result.ErrorCode}): {result.ErrorMessage}{advice}")
         {
             ErrorCode = result.ErrorCode,
-            IsTransient = !result.SenderFault,
+            IsTransient = result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown,
+        };
+    }
+
+    /// <summary>What a caller can do about a message that may have been sent.</summary>
+    private const string MayHaveBeenSentAdvice = "Publishing it again may deliver it twice: on a FIFO destination, a MessageDeduplicationId (or content-based deduplication) makes publishing it again within five minutes safe; elsewhere, consumers must tolerate a duplicate.";
+
+    private static MessageTransportException MayHaveBeenSent(string why)
+        => new($"This entry's outcome is unknown: {why}, so the service may have taken it. {MayHaveBeenSentAdvice}")
+        {
+            ErrorCode = "OutcomeUnknown",
+            IsTransient = true,
         };
 
     private static Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, List<Pending> entries, int kind, CancellationToken cancellationToken)

@@ -12,14 +12,21 @@ namespace Missive.Bus;
 /// <list type="bullet">
 /// <item>The tenth handled message sends the batch from its own continuation; a timer sends a part-full batch once
 /// its oldest receipt has waited <see cref="MaxWait"/>.</item>
-/// <item>Each call has a deadline (<c>callTimeout</c>), so <see cref="CompleteAsync"/> cannot wait for ever: it sends
-/// whatever is pending and waits for every call under way, so that nothing handled is left to be delivered again.</item>
+/// <item>Each call has a deadline (<c>callTimeout</c>) that holds whatever the transport does with its token, so
+/// <see cref="CompleteAsync"/> cannot wait for ever: it sends whatever is pending and waits for every call under way, so
+/// that nothing handled is left to be delivered again.</item>
+/// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: those not sent or whose outcome is unknown (and a
+/// call that failed whole before its deadline) go again, up to <see cref="MaxAttempts"/> calls; only what is still not deleted then (or
+/// whose receipt is gone) is logged as what may be handled twice.</item>
 /// </list>
 /// </remarks>
 internal sealed class DeleteBatcher : IDisposable
 {
     /// <summary>The most receipts one delete call takes (SQS's batch limit).</summary>
     public const int MaxBatch = 10;
+
+    /// <summary>How many calls a receipt's delete is given: an entry not deleted (not sent, or its outcome unknown) goes again in a new call.</summary>
+    public const int MaxAttempts = 3;
 
     /// <summary>How long a receipt waits for others before its batch goes out.</summary>
     public static readonly TimeSpan MaxWait = TimeSpan.FromMilliseconds(20);
@@ -140,26 +147,11 @@ internal sealed class DeleteBatcher : IDisposable
     {
         try
         {
-            var handles = new string[batch.Count];
-            for (int i = 0; i < handles.Length; i++)
+            List<SqsMessage> left = batch;
+            for (int attempt = 1; left.Count > 0; attempt++)
             {
-                handles[i] = batch[i].ReceiptHandle;
+                left = await DeleteOnceAsync(left, lastAttempt: attempt == MaxAttempts).ConfigureAwait(false);
             }
-
-            using var deadline = new CancellationTokenSource(_callTimeout, _timeProvider);
-            IReadOnlyList<BatchEntryResult> results = await _transport.DeleteBatchAsync(_queue, handles, deadline.Token).ConfigureAwait(false);
-            foreach (BatchEntryResult result in results)
-            {
-                if (!result.Succeeded)
-                {
-                    BusLog.DeleteFailed(_logger, batch[result.Index].MessageId, _queue, result.ErrorCode ?? "unknown", result.ErrorMessage);
-                }
-            }
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
-            BusLog.DeleteBatchFailed(_logger, batch.Count, BusLog.IdsOf(batch), _queue, e);
         }
         finally
         {
@@ -174,5 +166,51 @@ internal sealed class DeleteBatcher : IDisposable
 
             drained?.TrySetResult();
         }
+    }
+
+    /// <summary>
+    /// One delete call over <paramref name="batch"/>; returns the messages to try again (their entries not sent, or their
+    /// outcome unknown), none after the last attempt, which logs them as what may be handled twice.
+    /// </summary>
+    private async Task<List<SqsMessage>> DeleteOnceAsync(List<SqsMessage> batch, bool lastAttempt)
+    {
+        var handles = new string[batch.Count];
+        for (int i = 0; i < handles.Length; i++)
+        {
+            handles[i] = batch[i].ReceiptHandle;
+        }
+
+        IReadOnlyList<BatchEntryResult> results;
+        try
+        {
+            results = await CallDeadline.CallAsync(token => _transport.DeleteBatchAsync(_queue, handles, token), _callTimeout, _timeProvider, "The delete call").ConfigureAwait(false);
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            if (lastAttempt || e is TimeoutException)
+            {
+                // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
+                BusLog.DeleteBatchFailed(_logger, batch.Count, BusLog.IdsOf(batch), _queue, e);
+                return [];
+            }
+
+            return batch; // the whole call failed in time: each entry's outcome is unknown, and a delete is safe to make again
+        }
+
+        List<SqsMessage> again = [];
+        foreach (BatchEntryResult result in results)
+        {
+            SqsMessage message = batch[result.Index];
+            if (result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown && !lastAttempt)
+            {
+                again.Add(message);
+            }
+            else if (!result.Succeeded)
+            {
+                BusLog.DeleteFailed(_logger, message.MessageId, _queue, result.ErrorCode ?? "unknown", result.ErrorMessage);
+            }
+        }
+
+        return again;
     }
 }

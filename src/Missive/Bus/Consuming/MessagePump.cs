@@ -19,6 +19,9 @@ namespace Missive.Bus;
 /// </summary>
 internal sealed class MessagePump : BackgroundService
 {
+    /// <summary>How long the release of each poller's abandoned messages may take at shutdown (they are released together).</summary>
+    internal static readonly TimeSpan ShutdownReleaseBudget = TimeSpan.FromSeconds(5);
+
     private readonly List<QueuePoller> _pollers = [];
     private readonly BusConfiguration _configuration;
     private readonly ILogger _logger;
@@ -67,11 +70,15 @@ internal sealed class MessagePump : BackgroundService
         }
         finally
         {
-            // Returns when the pollers finished, or when the host stopped waiting: release what is still in flight.
-            foreach (QueuePoller poller in _pollers)
+            // Returns when the pollers finished, or when the host stopped waiting: release what is still in flight, every
+            // poller's at once, each release call within a short budget (the host is already past its timeout).
+            var releases = new Task[_pollers.Count];
+            for (int i = 0; i < releases.Length; i++)
             {
-                await poller.ReleaseAbandonedAsync().ConfigureAwait(false);
+                releases[i] = _pollers[i].ReleaseAbandonedAsync(ShutdownReleaseBudget);
             }
+
+            await Task.WhenAll(releases).ConfigureAwait(false);
         }
     }
 

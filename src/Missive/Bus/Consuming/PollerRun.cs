@@ -188,7 +188,8 @@ internal sealed class PollerRun : IDisposable
     }
 
     /// <summary>Makes the messages still held visible again: called when the host stopped waiting for their handlers.</summary>
-    public async Task ReleaseAbandonedAsync()
+    /// <param name="budget">How long each release call may take.</param>
+    public async Task ReleaseAbandonedAsync(TimeSpan budget)
     {
         List<SqsMessage> abandoned = _heartbeat.DropAll();
         if (abandoned.Count == 0)
@@ -196,7 +197,7 @@ internal sealed class PollerRun : IDisposable
             return;
         }
 
-        await ReleaseAsync(abandoned).ConfigureAwait(false);
+        await _heartbeat.SetVisibilityAsync(abandoned, TimeSpan.Zero, budget).ConfigureAwait(false);
         BusLog.AbandonedOnStop(_logger, abandoned.Count, _queue);
     }
 

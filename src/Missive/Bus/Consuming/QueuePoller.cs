@@ -70,5 +70,6 @@ internal sealed class QueuePoller
     }
 
     /// <summary>Makes the messages still held visible again: called when the host stopped waiting for their handlers.</summary>
-    public Task ReleaseAbandonedAsync() => Volatile.Read(ref _run)?.ReleaseAbandonedAsync() ?? Task.CompletedTask;
+    /// <param name="budget">How long each release call may take.</param>
+    public Task ReleaseAbandonedAsync(TimeSpan budget) => Volatile.Read(ref _run)?.ReleaseAbandonedAsync(budget) ?? Task.CompletedTask;
 }

@@ -13,24 +13,28 @@ namespace Missive.Bus;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>One timer, ticking every quarter visibility timeout, extends by one timeout from now, in batch calls, every held
-/// message whose visibility ends within half a timeout. A message handled in time costs an entry in a dictionary and no
-/// call.</item>
-/// <item>Every call has a deadline shorter than what it protects: an extension gets an eighth of the visibility timeout
-/// (<see cref="ExtensionDeadline"/>); one that does not answer in time is abandoned and tried again at once, while the
-/// messages are still invisible. A release or retry delay gets one visibility timeout.</item>
-/// <item>A release or a retry delay (<see cref="SetVisibilityAsync"/>) stops holding its messages; when an extension of
-/// one of them is under way, the change is made again once that extension has answered (with what is left of the
-/// delay), since the service may apply the two in either order.</item>
-/// <item>A message whose receipt the service no longer accepts is not extended again (logged once).</item>
+/// <item>One timer, ticking every eighth of the visibility timeout, extends by one timeout from now, in batch calls,
+/// every held message whose visibility ends within half a timeout: a message is first due at least three ticks before
+/// it would show again, so that a stalled or failed extension leaves time for two more. A message handled in time costs
+/// an entry in a dictionary and no call.</item>
+/// <item>Every call has a deadline shorter than what it protects, kept whatever the transport does with its token: an
+/// extension gets an eighth of the visibility timeout (<see cref="ExtensionDeadline"/>); one that does not answer in
+/// time is abandoned and tried again at once, while the messages are still invisible. A release or retry delay gets
+/// one visibility timeout (at shutdown, what the caller gives).</item>
+/// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: only <see cref="BatchEntryOutcome.ReceiptGone"/>
+/// stops extending a message (logged once); any other failure leaves it due, tried again at the next tick (at once when
+/// the deadline cut the call short).</item>
+/// <item>A release or a retry delay (<see cref="SetVisibilityAsync"/>) stops holding its messages; while an extension
+/// of one of them is under way (or abandoned and not yet ended: it may still land), the change is made again when that
+/// extension's call ends, with what is left of the delay, since the service may apply the two in either order. An
+/// abandoned extension's changes are also made again at once.</item>
 /// </list>
 /// </remarks>
 internal sealed class VisibilityHeartbeat : IDisposable
 {
     private readonly object _gate = new();
     private readonly Dictionary<string, Entry> _messages = new(StringComparer.Ordinal);
-    private readonly HashSet<string> _extending = new(StringComparer.Ordinal); // receipts in the extension under way
-    private readonly List<Change> _redo = []; // changes to make again when the extension under way answers
+    private readonly List<Extension> _inFlight = []; // extensions whose call has not ended, abandoned ones included
     private readonly IMessageTransport _transport;
     private readonly string _queue;
     private readonly TimeSpan _visibilityTimeout;
@@ -48,7 +52,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
         _visibilityTimeout = visibilityTimeout;
         _timeProvider = timeProvider;
         _logger = logger;
-        TimeSpan period = visibilityTimeout / 4;
+        TimeSpan period = visibilityTimeout / 8;
         _timer = timeProvider.CreateTimer(static state => ((VisibilityHeartbeat)state!).Tick(), this, period, period);
     }
 
@@ -123,7 +127,10 @@ internal sealed class VisibilityHeartbeat : IDisposable
     /// Stops holding <paramref name="messages"/> and sets their visibility to <paramref name="visibility"/> from now: zero
     /// releases them, more is a retry delay. A failure is logged (they come back when their visibility ends).
     /// </summary>
-    public Task SetVisibilityAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility)
+    /// <param name="messages">The messages.</param>
+    /// <param name="visibility">Their visibility from now.</param>
+    /// <param name="deadline">How long the call may take; <c>null</c> for one visibility timeout.</param>
+    public Task SetVisibilityAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility, TimeSpan? deadline = null)
     {
         DateTimeOffset now = _timeProvider.GetUtcNow();
         lock (_gate)
@@ -131,14 +138,17 @@ internal sealed class VisibilityHeartbeat : IDisposable
             foreach (SqsMessage message in messages)
             {
                 _messages.Remove(message.ReceiptHandle);
-                if (_extending.Contains(message.ReceiptHandle))
+                foreach (Extension extension in _inFlight)
                 {
-                    _redo.Add(new Change(message, now + visibility));
+                    if (extension.Receipts.Contains(message.ReceiptHandle))
+                    {
+                        extension.Redo.Add(new Change(message, now + visibility));
+                    }
                 }
             }
         }
 
-        return ChangeAsync(messages, visibility);
+        return ChangeAsync(messages, visibility, deadline ?? _visibilityTimeout);
     }
 
     public void Dispose() => _timer.Dispose();
@@ -162,7 +172,6 @@ internal sealed class VisibilityHeartbeat : IDisposable
                 if (!entry.Lost && entry.VisibleAt <= dueBefore)
                 {
                     (due ??= []).Add(entry.Message);
-                    _extending.Add(entry.Message.ReceiptHandle);
                 }
             }
 
@@ -177,76 +186,118 @@ internal sealed class VisibilityHeartbeat : IDisposable
 
     private async Task ExtendAsync(List<SqsMessage> due, DateTimeOffset sentAt)
     {
-        bool stalled = false;
+        bool again = false; // the deadline cut the extension short: tried again at once
+        var handles = new string[due.Count];
+        for (int i = 0; i < handles.Length; i++)
+        {
+            handles[i] = due[i].ReceiptHandle;
+        }
+
+        var extension = new Extension(handles);
+        lock (_gate)
+        {
+            _inFlight.Add(extension);
+        }
+
+        var deadline = new CancellationTokenSource(ExtensionDeadline, _timeProvider);
+        CancellationToken expired = deadline.Token; // read after the source is disposed (when the call ends)
+        Task<IReadOnlyList<BatchEntryResult>> call = CallDeadline.Start(token => _transport.ChangeVisibilityBatchAsync(_queue, handles, _visibilityTimeout, token), expired);
+        _ = EndedAsync(call, extension, deadline);
         try
         {
-            var handles = new string[due.Count];
-            for (int i = 0; i < handles.Length; i++)
+            if (!await CallDeadline.EndsBeforeAsync(call, expired).ConfigureAwait(false))
             {
-                handles[i] = due[i].ReceiptHandle;
-            }
+                again = true;
+                BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, new TimeoutException($"The visibility extension did not answer within {ExtensionDeadline.TotalSeconds:0.###} s: abandoned, and tried again."));
+                List<Change> redo;
+                lock (_gate)
+                {
+                    redo = [.. extension.Redo]; // made again now, and again once the abandoned call has ended
+                }
 
-            using var deadline = new CancellationTokenSource(ExtensionDeadline, _timeProvider);
-            IReadOnlyList<BatchEntryResult> results;
-            try
-            {
-                results = await _transport.ChangeVisibilityBatchAsync(_queue, handles, _visibilityTimeout, deadline.Token).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException e) when (deadline.IsCancellationRequested)
-            {
-                stalled = true; // tried again at once, below
-                BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, e);
+                RedoChanges(redo);
                 return;
             }
 
+            IReadOnlyList<BatchEntryResult> results = await call.ConfigureAwait(false);
+            again = expired.IsCancellationRequested;
             DateTimeOffset visibleAt = sentAt + _visibilityTimeout;
             foreach (BatchEntryResult result in results)
             {
                 SqsMessage message = due[result.Index];
+                BatchEntryOutcome outcome = result.Outcome;
                 bool held;
                 lock (_gate)
                 {
                     held = _messages.ContainsKey(message.ReceiptHandle);
-                    if (held)
+                    if (held && outcome == BatchEntryOutcome.Succeeded)
                     {
-                        _messages[message.ReceiptHandle] = new Entry(message, result.Succeeded ? visibleAt : DateTimeOffset.MaxValue, Lost: !result.Succeeded);
+                        _messages[message.ReceiptHandle] = new Entry(message, visibleAt, Lost: false);
                     }
+                    else if (held && outcome == BatchEntryOutcome.ReceiptGone)
+                    {
+                        _messages[message.ReceiptHandle] = new Entry(message, DateTimeOffset.MaxValue, Lost: true);
+                    }
+
+                    // Any other outcome: not extended; the message stays due and is tried again.
                 }
 
-                if (held && !result.Succeeded)
+                if (held && outcome == BatchEntryOutcome.ReceiptGone)
                 {
                     BusLog.HeartbeatLost(_logger, message.MessageId, _queue);
+                }
+                else if (held && outcome != BatchEntryOutcome.Succeeded)
+                {
+                    BusLog.HeartbeatEntryFailed(_logger, message.MessageId, _queue, result.ErrorCode ?? "unknown");
                 }
             }
         }
         catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
-            // Tried again at the next tick while the messages are still held.
+            // Tried again at once when the deadline ended it, else at the next tick, while the messages are still held.
+            again = expired.IsCancellationRequested;
             BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, e);
         }
         finally
         {
-            List<Change>? redo = null;
             lock (_gate)
             {
-                _extending.Clear();
                 _extensionUnderWay = false;
-                if (_redo.Count > 0)
-                {
-                    redo = [.. _redo];
-                    _redo.Clear();
-                }
             }
 
-            if (redo is not null)
-            {
-                RedoChanges(redo);
-            }
-
-            if (stalled)
+            if (again)
             {
                 Tick();
             }
+        }
+    }
+
+    /// <summary>Once an extension's call has ended (in time or, abandoned, later), makes again the changes made meanwhile.</summary>
+    private async Task EndedAsync(Task call, Extension extension, CancellationTokenSource deadline)
+    {
+        try
+        {
+            await call.ConfigureAwait(false);
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            // Its failure is the extension's to log; here only its end counts.
+        }
+        finally
+        {
+            deadline.Dispose();
+        }
+
+        List<Change> redo;
+        lock (_gate)
+        {
+            _inFlight.Remove(extension);
+            redo = extension.Redo;
+        }
+
+        if (redo.Count > 0)
+        {
+            RedoChanges(redo);
         }
     }
 
@@ -269,11 +320,11 @@ internal sealed class VisibilityHeartbeat : IDisposable
 
         foreach ((long seconds, List<SqsMessage> messages) in byVisibility)
         {
-            _ = ChangeAsync(messages, TimeSpan.FromSeconds(seconds));
+            _ = ChangeAsync(messages, TimeSpan.FromSeconds(seconds), _visibilityTimeout);
         }
     }
 
-    private async Task ChangeAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility)
+    private async Task ChangeAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility, TimeSpan deadline)
     {
         var handles = new string[messages.Count];
         for (int i = 0; i < handles.Length; i++)
@@ -283,8 +334,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
 
         try
         {
-            using var deadline = new CancellationTokenSource(_visibilityTimeout, _timeProvider);
-            await _transport.ChangeVisibilityBatchAsync(_queue, handles, visibility, deadline.Token).ConfigureAwait(false);
+            await CallDeadline.CallAsync(token => _transport.ChangeVisibilityBatchAsync(_queue, handles, visibility, token), deadline, _timeProvider, "The visibility change").ConfigureAwait(false);
         }
         catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
@@ -296,4 +346,12 @@ internal sealed class VisibilityHeartbeat : IDisposable
 
     /// <summary>A release or retry delay: the message, and when it is to become visible.</summary>
     private readonly record struct Change(SqsMessage Message, DateTimeOffset VisibleAt);
+
+    /// <summary>One extension's call: its receipts, and the changes made while it had not ended.</summary>
+    private sealed class Extension(string[] receipts)
+    {
+        public HashSet<string> Receipts { get; } = new(receipts, StringComparer.Ordinal);
+
+        public List<Change> Redo { get; } = [];
+    }
 }
