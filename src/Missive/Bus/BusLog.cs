@@ -51,9 +51,6 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
     public static partial void ProcessingFailed(ILogger logger, string messageId, string queue, Exception exception);
 
-    [LoggerMessage(EventId = 2009, Level = LogLevel.Warning, Message = "Deleting {Count} handled messages ({MessageIds}) from queue {Queue} failed; they stay in the queue and will be received again.")]
-    public static partial void DeleteBatchFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
-
     [LoggerMessage(EventId = 2010, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} could not be extended: its receipt is no longer current, and the message may be handled again while this handler still runs.")]
     public static partial void HeartbeatLost(ILogger logger, string messageId, string queue);
 

@@ -4,7 +4,7 @@ namespace Missive.Transport;
 /// What became of one entry of a batch call: the one rule every batcher and transport of the bus reads an entry's
 /// result by (<see cref="BatchEntryResult.Outcome"/>).
 /// </summary>
-public enum BatchEntryOutcome
+public enum BatchEntryOutcome : byte
 {
     /// <summary>The service took the entry.</summary>
     Succeeded,

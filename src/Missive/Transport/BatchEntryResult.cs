@@ -10,7 +10,7 @@ namespace Missive.Transport;
 /// <param name="SenderFault">Whether a failed entry was the caller's fault (retrying it unchanged will fail again).</param>
 public readonly record struct BatchEntryResult(int Index, string? MessageId, string? ErrorCode, string? ErrorMessage, bool SenderFault)
 {
-    private readonly BatchEntryOutcome? _outcome;
+    private readonly byte _given; // the outcome given, plus one; 0 when it follows from the other members (a byte keeps the struct at its old size)
 
     /// <summary>Gets whether the entry succeeded.</summary>
     public bool Succeeded => ErrorCode is null;
@@ -24,11 +24,12 @@ public readonly record struct BatchEntryResult(int Index, string? MessageId, str
     /// </summary>
     public BatchEntryOutcome Outcome
     {
-        get => _outcome ?? (ErrorCode is null ? BatchEntryOutcome.Succeeded
+        get => _given != 0 ? (BatchEntryOutcome)(_given - 1)
+            : ErrorCode is null ? BatchEntryOutcome.Succeeded
             : IsReceiptGone(ErrorCode, ErrorMessage) ? BatchEntryOutcome.ReceiptGone
             : SenderFault ? BatchEntryOutcome.Refused
-            : BatchEntryOutcome.NotSent);
-        init => _outcome = value;
+            : BatchEntryOutcome.NotSent;
+        init => _given = (byte)(value + 1);
     }
 
     /// <summary>Creates the result of an entry that succeeded.</summary>

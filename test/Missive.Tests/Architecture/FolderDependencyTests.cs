@@ -38,7 +38,7 @@ public sealed partial class FolderDependencyTests
         ["Bus/Health"] = ["Errors"],
         ["Bus/Batching"] = ["Errors", "Transport"],
         ["Bus/Publishing"] = ["Errors", "Envelopes", "Serialization", "Transport", "Wrappers", "Diagnostics", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Batching"],
-        ["Bus/Consuming"] = ["Errors", "Envelopes", "Transport", "Wrappers", "Diagnostics", "Offload", "Bus", "Bus/Configuration", "Bus/Health"],
+        ["Bus/Consuming"] = ["Errors", "Envelopes", "Transport", "Wrappers", "Diagnostics", "Offload", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Batching"],
         ["Lambda"] = ["Errors", "Envelopes", "Transport", "Bus", "Bus/Consuming"],
         ["InMemory"] = ["Errors", "Envelopes", "Transport"],
         ["DependencyInjection"] = ["Errors", "Envelopes", "Serialization", "Json", "Protobuf", "Transport", "Wrappers", "Diagnostics", "Offload", "Bus", "Bus/Configuration", "Bus/Health", "Bus/Publishing", "Bus/Consuming", "Lambda", "InMemory"],

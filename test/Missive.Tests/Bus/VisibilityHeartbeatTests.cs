@@ -172,4 +172,76 @@ public sealed class VisibilityHeartbeatTests
             await Task.Delay(1);
         }
     }
+
+    [Fact]
+    public async Task AReleaseMadeWhileAnAbandonedExtensionMayStillLand_IsMadeAgainWhenThatExtensionFinallyEnds()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock) { IgnoreCancellation = true };
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        SqsMessage message = Message("m1");
+        heartbeat.Hold(message);
+
+        clock.Advance(TimeSpan.FromSeconds(4)); // due: the first extension, which ignores its deadline
+        ScriptedVisibilityTransport.Call abandoned = await transport.WaitForCallsAsync(1);
+        clock.Advance(heartbeat.ExtensionDeadline); // abandoned, and tried again at once
+        ScriptedVisibilityTransport.Call retried = await transport.WaitForCallsAsync(2);
+        Assert.Equal(TimeSpan.FromSeconds(8), retried.Visibility);
+
+        Task released = heartbeat.SetVisibilityAsync([message], TimeSpan.Zero); // the handler failed: released
+        ScriptedVisibilityTransport.Call release = await transport.WaitForCallsAsync(3);
+        Assert.Equal(TimeSpan.Zero, release.Visibility);
+        release.Succeed();
+        await released;
+
+        retried.Succeed(); // the retry lands after the release: the release is made again
+        (await transport.WaitForCallsAsync(4)).Succeed();
+        abandoned.Succeed(); // and the abandoned extension lands later still: made again once more
+        ScriptedVisibilityTransport.Call again = await transport.WaitForCallsAsync(5);
+
+        Assert.Equal(TimeSpan.Zero, again.Visibility);
+        Assert.Equal(["receipt-m1"], again.Handles);
+    }
+
+    [Fact]
+    public async Task AnExtensionEntryFailedOnTheServicesSide_StaysDue_AndIsTriedAgainAtTheNextTick()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        heartbeat.Hold(Message("m1"));
+
+        clock.Advance(TimeSpan.FromSeconds(4));
+        ScriptedVisibilityTransport.Call first = await transport.WaitForCallsAsync(1);
+        first.Answer.SetResult([new BatchEntryResult(0, null, "InternalError", "Please try again.", SenderFault: false)]);
+        await Task.Yield();
+        clock.Advance(TimeSpan.FromSeconds(1)); // the next tick, an eighth later
+        ScriptedVisibilityTransport.Call second = await transport.WaitForCallsAsync(2);
+
+        Assert.Equal(["receipt-m1"], second.Handles);
+        Assert.Equal(first.At + TimeSpan.FromSeconds(1), second.At);
+    }
+
+    [Theory]
+    [InlineData("ReceiptHandleIsInvalid", "The receipt handle is not valid.")]
+    [InlineData("AWS.SimpleQueueService.MessageNotInflight", "The message is not in flight.")]
+    [InlineData("InvalidParameterValue", "Value AQEB for parameter ReceiptHandle is invalid. Reason: The receipt handle has expired.")]
+    public async Task AnExtensionEntryWhoseReceiptIsGone_IsNotTriedAgain(string code, string text)
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        heartbeat.Hold(Message("m1"));
+
+        clock.Advance(TimeSpan.FromSeconds(4));
+        (await transport.WaitForCallsAsync(1)).Answer.SetResult([new BatchEntryResult(0, null, code, text, SenderFault: true)]);
+        await Task.Yield();
+        for (int i = 0; i < 16; i++)
+        {
+            clock.Advance(TimeSpan.FromSeconds(1));
+            await Task.Yield();
+        }
+
+        Assert.Single(transport.Calls);
+    }
 }

@@ -20,6 +20,9 @@ internal sealed class ScriptedVisibilityTransport(TimeProvider clock) : IMessage
     /// <summary>Gets or sets whether calls answer at once (successfully) instead of waiting for the test.</summary>
     public bool AnswerAtOnce { get; set; }
 
+    /// <summary>Gets or sets whether a call ignores its token (it ends only when the test answers it), as a transport that cannot take back a request it sent.</summary>
+    public bool IgnoreCancellation { get; set; }
+
     public IReadOnlyList<Call> Calls
     {
         get
@@ -96,7 +99,7 @@ internal sealed class ScriptedVisibilityTransport(TimeProvider clock) : IMessage
         }
 
         ready.ForEach(r => r.TrySetResult());
-        return call.Answer.Task.WaitAsync(cancellationToken);
+        return IgnoreCancellation ? call.Answer.Task : call.Answer.Task.WaitAsync(cancellationToken);
     }
 
     /// <summary>One call: what it asked, when, with which token, and its answer (set by the test).</summary>

@@ -7,21 +7,22 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// Where the sends of one batch publish meet and go out in the transport's batch calls, in the batch's order.
+/// Where the sends of one batch publish meet and go out in the transport's batch calls, in the batch's order: it puts
+/// the requests in the batch's order, and a <see cref="Batcher{TKey, TEntry}"/> lane decides when each call goes.
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
 /// <item>Each message goes through the whole single-publish path; its send, at the end, hands the request here
 /// (<see cref="Entry"/>) and waits for its own entry's outcome. A message that never sends (refused, short-circuited)
 /// says so when its publish ends.</item>
-/// <item>A call takes the run of messages from the first unsent whose sends have each been handed over or left: it goes
-/// when the run holds <see cref="CallSize"/> requests, when it reaches the end of the batch, or, once every message of
-/// the batch has started (<see cref="AllStarted"/>), when no message has reached its send for <see cref="IdleFlush"/>
-/// (a middleware that lets one message through at a time holds the others until the first's send answers: without
-/// this the batch would wait for ever).</item>
+/// <item>Requests enter the lane in the batch's order, each once every message before it has handed its request over
+/// or left. A call goes when it holds <see cref="CallSize"/> requests, when the batch's last message is in, or, once
+/// every message of the batch has started (<see cref="AllStarted"/>), when no request has come for
+/// <see cref="IdleFlush"/> (a middleware that lets one message through at a time holds the others until the first's
+/// send answers: without this the batch would wait for ever).</item>
 /// <item>Calls go one after another, so a FIFO group keeps the batch's order; a call that fails fails its own entries
 /// only. A message of a FIFO group whose earlier message failed is not sent (its send fails, naming the earlier
-/// failure); other groups and standard destinations go on.</item>
+/// failure); other groups and standard destinations go on. Each call has a deadline (<see cref="BatchSends.CallDeadline"/>).</item>
 /// <item>A send whose caller cancels before a call takes it is withdrawn: it is never sent, and its publish ends
 /// cancelled.</item>
 /// </list>
@@ -31,204 +32,131 @@ internal sealed class BatchGatherer : IDisposable
     /// <summary>The requests a call takes at most in every service: a run holding this many goes at once.</summary>
     public const int CallSize = 10;
 
-    /// <summary>How long a run waits with no message reaching its send before it goes with what it holds.</summary>
+    /// <summary>How long the lane waits with no request coming, once every message has started, before it goes with what it holds.</summary>
     public static readonly TimeSpan IdleFlush = TimeSpan.FromMilliseconds(5);
 
-    private readonly IMessageTransport _transport;
-    private readonly TimeProvider _timeProvider;
-    private readonly CancellationToken _cancellationToken;
+    private const int Lane = 0;
+
+    private static readonly BatchPolicy Policy = new()
+    {
+        MaxEntries = CallSize,
+        IdleWait = IdleFlush,
+        MaxConcurrentCalls = 1,
+        CallDeadline = BatchSends.CallDeadline,
+        OrderingGroup = static pending => ((Pending)pending).FifoGroup,
+    };
+
     private readonly object _gate = new();
     private readonly Pending?[] _requests; // by the message's place in the batch
     private readonly bool[] _ready; // whether that message handed its request over or left without one
-    private int _next; // the first message whose request has not gone in a call
-    private Task _tail = Task.CompletedTask; // the last call queued: each waits for the one before
-    private Dictionary<(string Destination, string Group), Exception>? _failedGroups; // read and written by the calls, one at a time
-    private ITimer? _idle;
-    private int _progress; // how many messages have reached their send or left: the idle timer compares it
-    private int _progressWhenArmed = -1;
-    private bool _allStarted;
-    private bool _disposed;
+    private readonly Batcher<int, Pending> _batcher;
+    private readonly Dictionary<Pending.FifoGroupKey, Exception> _failedGroups = []; // written by the completions, one call at a time
+    private int _next; // the first message not yet in the lane
+    private bool _feeding; // a thread is putting ready messages into the lane, in order
 
     public BatchGatherer(IMessageTransport transport, int entries, TimeProvider timeProvider, CancellationToken cancellationToken)
     {
-        _transport = transport;
-        _timeProvider = timeProvider;
         _requests = new Pending?[entries];
         _ready = new bool[entries];
-        _cancellationToken = cancellationToken;
+        _batcher = new Batcher<int, Pending>(
+            static _ => Policy,
+            async (_, sending, deadline) =>
+            {
+                using var either = CancellationTokenSource.CreateLinkedTokenSource(deadline, cancellationToken);
+                return await BatchSends.CallAsync(transport, sending, either.Token).ConfigureAwait(false);
+            },
+            (pending, result) => Complete(pending, result, cancellationToken),
+            timeProvider);
+    }
+
+    /// <summary>Ends a send; one not sent because its FIFO group failed earlier carries that failure as its inner exception.</summary>
+    private void Complete(Pending pending, BatchEntryResult result, CancellationToken cancellationToken)
+    {
+        if (result.ErrorCode == BatchResults.GroupFailedEarlierCode && pending.FifoGroup is { } group && _failedGroups.TryGetValue(group, out Exception? earlier))
+        {
+            pending.Result.TrySetException(new MessageTransportException(result.ErrorMessage!, earlier)
+            {
+                ErrorCode = result.ErrorCode,
+                IsTransient = (earlier as MessageTransportException)?.IsTransient ?? false,
+            });
+            return;
+        }
+
+        BatchSends.Complete(pending, result, cancellationToken);
+        if (pending.FifoGroup is { } failedGroup && pending.Result.Task.Exception?.InnerException is { } failure)
+        {
+            _failedGroups.TryAdd(failedGroup, failure);
+        }
     }
 
     /// <summary>The transport the message at <paramref name="index"/> in the batch publishes through.</summary>
     public Entry NewEntry(int index) => new(this, index);
 
     /// <summary>
-    /// Every message of the batch has started its publish: from now on a run that waits with no message reaching its
-    /// send goes after <see cref="IdleFlush"/> (while messages are still being started, the batch is making progress).
+    /// Every message of the batch has started its publish: from now on the lane goes after <see cref="IdleFlush"/> with no
+    /// request coming (while messages are still being started, the batch is making progress).
     /// </summary>
-    public void AllStarted()
-    {
-        QueuedCall? call;
-        lock (_gate)
-        {
-            _allStarted = true;
-            call = TakeRun(idle: false);
-        }
+    public void AllStarted() => _batcher.StartIdleFlush(Lane);
 
-        call?.Start();
-    }
+    /// <summary>Stops the lane's timer; calls under way go on.</summary>
+    public void Dispose() => _batcher.Dispose();
 
-    /// <summary>Stops the idle timer; calls under way go on.</summary>
-    public void Dispose()
-    {
-        lock (_gate)
-        {
-            _disposed = true;
-            _idle?.Dispose();
-        }
-    }
-
-    /// <summary>The message at <paramref name="index"/> handed its request over (<paramref name="pending"/>) or left without one (<c>null</c>).</summary>
+    /// <summary>
+    /// The message at <paramref name="index"/> handed its request over (<paramref name="pending"/>) or left without one
+    /// (<c>null</c>): the messages now ready in the batch's order enter the lane. One thread at a time puts them in, outside
+    /// the lock (a call may start, and answer, inline); another that comes meanwhile leaves them to it.
+    /// </summary>
     private void MarkReady(int index, Pending? pending)
     {
-        QueuedCall? call;
         lock (_gate)
         {
             _requests[index] = pending;
             _ready[index] = true;
-            _progress++;
-            call = TakeRun(idle: false);
-        }
-
-        call?.Start(); // outside the lock: when the transport answers at once, the run's sends go on inline from here
-    }
-
-    /// <summary>The idle window passed: if no message reached its send meanwhile, the run goes with what it holds.</summary>
-    private void OnIdle()
-    {
-        QueuedCall? call;
-        lock (_gate)
-        {
-            bool stalled = _progress == _progressWhenArmed; // else progress was made: wait another window from now
-            _progressWhenArmed = -1;
-            call = TakeRun(idle: stalled);
-        }
-
-        call?.Start();
-    }
-
-    /// <summary>Takes the run from the first unsent message when it may go, else arms the idle timer for it. Under the lock.</summary>
-    private QueuedCall? TakeRun(bool idle)
-    {
-        int end = _next, requests = 0;
-        while (end < _ready.Length && _ready[end])
-        {
-            requests += _requests[end] is null ? 0 : 1;
-            end++;
-        }
-
-        if (requests == 0)
-        {
-            _next = end; // messages that send nothing: nothing to wait for
-            return null;
-        }
-
-        if (requests < CallSize && end < _ready.Length && !idle)
-        {
-            ArmIdle();
-            return null;
-        }
-
-        var run = new List<Pending>(requests);
-        for (int i = _next; i < end; i++)
-        {
-            if (_requests[i] is { } request)
+            if (_feeding)
             {
-                run.Add(request);
-                _requests[i] = null; // the call holds it now
+                return;
             }
+
+            _feeding = true;
         }
 
-        _next = end;
-        var call = new QueuedCall(this, _tail, run);
-        _tail = call.Done;
-        return call;
-    }
-
-    private void ArmIdle()
-    {
-        if (_progressWhenArmed >= 0 || _disposed || !_allStarted)
+        while (true)
         {
-            return; // armed already: when it fires it looks at the progress made since
-        }
-
-        _progressWhenArmed = _progress;
-        _idle ??= _timeProvider.CreateTimer(static state => ((BatchGatherer)state!).OnIdle(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-        _idle.Change(IdleFlush, Timeout.InfiniteTimeSpan);
-    }
-
-    /// <summary>Sends a run once the calls before it are over; sends nothing of a FIFO group that failed earlier.</summary>
-    private async Task SendAsync(Task previous, List<Pending> run)
-    {
-        await previous.ConfigureAwait(false);
-        var sending = new List<Pending>(run.Count);
-        foreach (Pending pending in run)
-        {
-            if (pending.FifoGroup is { } group && _failedGroups is not null && _failedGroups.TryGetValue(group, out Exception? earlier))
+            List<Pending>? run = null;
+            bool last;
+            lock (_gate)
             {
-                if (pending.TryStart())
+                while (_next < _ready.Length && _ready[_next])
                 {
-                    pending.Result.TrySetException(new MessageTransportException($"Not sent: an earlier message of its FIFO group '{group.Group}' in this batch failed ({earlier.Message}), and a later message must not go after it.", earlier)
+                    if (_requests[_next] is { } request)
                     {
-                        ErrorCode = (earlier as MessageTransportException)?.ErrorCode,
-                        IsTransient = (earlier as MessageTransportException)?.IsTransient ?? false,
-                    });
+                        (run ??= []).Add(request);
+                        _requests[_next] = null; // the lane holds it now
+                    }
+
+                    _next++;
                 }
-            }
-            else if (pending.TryStart())
-            {
-                sending.Add(pending); // not withdrawn by its caller: it goes
-            }
-        }
 
-        if (sending.Count > 0)
-        {
-            await BatchSends.SendAsync(_transport, sending, _cancellationToken).ConfigureAwait(false);
-        }
-
-        foreach (Pending pending in run)
-        {
-            if (pending.FifoGroup is { } group && pending.Result.Task.IsFaulted)
-            {
-                (_failedGroups ??= [])[group] = pending.Result.Task.Exception!.InnerException!;
-            }
-        }
-    }
-
-    /// <summary>A run queued behind the calls before it.</summary>
-    private sealed class QueuedCall(BatchGatherer gatherer, Task previous, List<Pending> run)
-    {
-        private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
-
-        public Task Done => _done.Task;
-
-        public void Start() => _ = RunAsync();
-
-        private async Task RunAsync()
-        {
-            try
-            {
-                await gatherer.SendAsync(previous, run).ConfigureAwait(false);
-            }
-            catch (Exception e) when (!ContentSafety.IsFatal(e))
-            {
-                foreach (Pending pending in run)
+                last = _next == _ready.Length;
+                if (run is null && !last)
                 {
-                    pending.Result.TrySetException(e); // not expected: BatchSends completes every entry itself
+                    _feeding = false;
+                    return;
                 }
             }
-            finally
+
+            if (run is not null)
             {
-                _done.SetResult();
+                _batcher.AddRange(Lane, run, flush: last);
+            }
+            else
+            {
+                _batcher.Flush(Lane);
+            }
+
+            if (last)
+            {
+                return; // the whole batch is in (feeding stays taken: nothing is left to put in)
             }
         }
     }

@@ -7,92 +7,105 @@ using Missive.Transport;
 namespace Missive.Bus;
 
 /// <summary>
-/// The batch calls of a batch publish or of coalesced publishes: the requests of one kind, in order, in the transport's
-/// batch calls (which cut them within the service's limits), each request's send completed with its own entry's outcome.
+/// The sends of a batch publish or of coalesced publishes in one <see cref="Batcher{TKey, TEntry}"/> call: the requests
+/// of each kind in the transport's batch calls (which cut them within the service's limits), and each send ended with
+/// its own entry's outcome.
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
+/// <item>A send its caller withdrew before the call began is not sent (<see cref="BatchResults.Withdrawn"/>).</item>
 /// <item>Retrying is the transport's: its batch calls return each entry's last outcome (the AWS transport sends entries
 /// the service failed on its side again under AWS's standard retry mode).</item>
+/// <item>A transport call that throws gives its own entries a result, and no others: a cancellation once it had begun
+/// may have sent them (<see cref="BatchEntryOutcome.Unknown"/>).</item>
 /// <item>Each send ends as its entry's <see cref="BatchEntryResult.Outcome"/> says (<see cref="Complete"/>): an entry
-/// not sent because the caller cancelled is cancelled; one that may have been sent fails as such, never cancelled.</item>
-/// <item>A call that throws fails the entries of that call only, with its exception; a cancellation thrown once the
-/// call had begun fails them as maybe sent.</item>
+/// not sent because its caller cancelled is cancelled; one that may have been sent fails as such, never cancelled.</item>
 /// </list>
 /// </remarks>
 internal static class BatchSends
 {
-    /// <summary>Sends every request of <paramref name="sending"/> (each already taken with <see cref="Pending.TryStart"/>), one kind after another, and completes each one's send.</summary>
-    public static async Task SendAsync(IMessageTransport transport, IReadOnlyList<Pending> sending, CancellationToken cancellationToken)
+    /// <summary>
+    /// How long a batch call of publishes may take before they fail as maybe sent and the lane's later calls go on:
+    /// longer than the AWS transport's own attempts (3 of 30 seconds, with their backoff).
+    /// </summary>
+    public static readonly TimeSpan CallDeadline = TimeSpan.FromMinutes(2);
+
+    /// <summary>What a caller can do about a message that may have been sent.</summary>
+    private const string MayHaveBeenSentAdvice = "Publishing it again may deliver it twice: on a FIFO destination, a MessageDeduplicationId (or content-based deduplication) makes publishing it again within five minutes safe; elsewhere, consumers must tolerate a duplicate.";
+
+    /// <summary>Sends the requests of <paramref name="entries"/> not withdrawn, one kind after another; one result per entry, in order.</summary>
+    public static async Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, IReadOnlyList<Pending> entries, CancellationToken cancellationToken)
     {
+        var results = new BatchEntryResult[entries.Count];
+        var started = new bool[entries.Count];
+        for (int i = 0; i < entries.Count; i++)
+        {
+            started[i] = entries[i].TryStart(); // all at once, before any call: a withdrawal after this comes too late
+            if (!started[i])
+            {
+                results[i] = BatchResults.Withdrawn(i);
+            }
+        }
+
         for (int kind = Pending.Sqs; kind <= Pending.EventBridge; kind++)
         {
-            List<Pending>? entries = null;
-            foreach (Pending pending in sending)
+            List<int>? positions = null;
+            for (int i = 0; i < entries.Count; i++)
             {
-                if (pending.Kind == kind)
+                if (started[i] && entries[i].Kind == kind)
                 {
-                    (entries ??= []).Add(pending);
+                    (positions ??= []).Add(i);
                 }
             }
 
-            if (entries is null)
+            if (positions is null)
             {
                 continue;
             }
 
-            IReadOnlyList<BatchEntryResult> results;
             try
             {
-                results = await CallAsync(transport, entries, kind, cancellationToken).ConfigureAwait(false);
-            }
-            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-            {
-                // The call had begun: its entries may have been taken, and are never reported cancelled.
-                foreach (Pending pending in entries)
+                IReadOnlyList<BatchEntryResult> answered = await CallKindAsync(transport, entries, positions, kind, cancellationToken).ConfigureAwait(false)
+                    ?? throw MayHaveBeenSent("the transport's batch call answered null");
+                for (int j = 0; j < positions.Count; j++)
                 {
-                    pending.Result.TrySetException(MayHaveBeenSent("the publish was cancelled while its batch call was under way"));
+                    results[positions[j]] = j < answered.Count
+                        ? answered[j] with { Index = positions[j] }
+                        : BatchEntryResult.Failure(positions[j], MayHaveBeenSent($"the transport's batch call answered {answered.Count} results for {positions.Count} entries"), BatchEntryOutcome.Unknown);
                 }
-
-                continue;
             }
             catch (Exception e) when (!ContentSafety.IsFatal(e))
             {
-                foreach (Pending pending in entries)
+                MessageTransportException failure = e switch
                 {
-                    pending.Result.TrySetException(e); // this call failed whole: its entries, and no others
-                }
-
-                continue;
-            }
-
-            for (int i = 0; i < entries.Count; i++)
-            {
-                if (i >= results.Count)
+                    OperationCanceledException when cancellationToken.IsCancellationRequested => MayHaveBeenSent("the publish was cancelled while its batch call was under way"),
+                    MessageTransportException transportFailure => transportFailure,
+                    _ => MayHaveBeenSent($"its batch call failed ({e.GetType().Name}: {e.Message})"),
+                };
+                bool mayBeSent = e is OperationCanceledException || failure.ErrorCode == "OutcomeUnknown";
+                foreach (int position in positions)
                 {
-                    entries[i].Result.TrySetException(MayHaveBeenSent($"the transport's batch call answered {results.Count} results for {entries.Count} entries"));
-                }
-                else
-                {
-                    Complete(entries[i], results[i], cancellationToken);
+                    results[position] = mayBeSent ? BatchEntryResult.Failure(position, failure, BatchEntryOutcome.Unknown) : BatchEntryResult.Failure(position, failure);
                 }
             }
         }
+
+        return results;
     }
 
     /// <summary>
     /// Ends one send with its entry's outcome (<see cref="BatchEntryResult.Outcome"/>): its message id; cancelled, when
     /// it was not sent because its caller cancelled; else a <see cref="MessageTransportException"/> that says whether
-    /// the service may have taken it (never "cancelled" for what may have been sent).
+    /// the service may have taken it (never "cancelled" for what may have been sent). A withdrawn send is over already.
     /// </summary>
-    internal static void Complete(Pending pending, BatchEntryResult result, CancellationToken cancellationToken)
+    public static void Complete(Pending pending, BatchEntryResult result, CancellationToken cancellationToken)
     {
         switch (result.Outcome)
         {
             case BatchEntryOutcome.Succeeded:
                 pending.Result.TrySetResult(result.MessageId ?? string.Empty);
                 break;
-            case BatchEntryOutcome.NotSent when cancellationToken.IsCancellationRequested:
+            case BatchEntryOutcome.NotSent when cancellationToken.IsCancellationRequested || result.ErrorCode == BatchResults.WithdrawnCode:
                 pending.Result.TrySetCanceled(cancellationToken);
                 break;
             default:
@@ -120,41 +133,38 @@ internal static class BatchSends
         };
     }
 
-    /// <summary>What a caller can do about a message that may have been sent.</summary>
-    private const string MayHaveBeenSentAdvice = "Publishing it again may deliver it twice: on a FIFO destination, a MessageDeduplicationId (or content-based deduplication) makes publishing it again within five minutes safe; elsewhere, consumers must tolerate a duplicate.";
-
     private static MessageTransportException MayHaveBeenSent(string why)
-        => new($"This entry's outcome is unknown: {why}, so the service may have taken it. {MayHaveBeenSentAdvice}")
+        => new($"This entry's outcome is unknown: {why}, so the service may have taken it.")
         {
             ErrorCode = "OutcomeUnknown",
             IsTransient = true,
         };
 
-    private static Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, List<Pending> entries, int kind, CancellationToken cancellationToken)
+    private static Task<IReadOnlyList<BatchEntryResult>> CallKindAsync(IMessageTransport transport, IReadOnlyList<Pending> entries, List<int> positions, int kind, CancellationToken cancellationToken)
     {
         switch (kind)
         {
             case Pending.Sqs:
-                var sends = new SqsSendRequest[entries.Count];
+                var sends = new SqsSendRequest[positions.Count];
                 for (int i = 0; i < sends.Length; i++)
                 {
-                    sends[i] = (SqsSendRequest)entries[i].Request;
+                    sends[i] = (SqsSendRequest)entries[positions[i]].Request;
                 }
 
                 return transport.SendBatchAsync(sends, cancellationToken);
             case Pending.Sns:
-                var publishes = new SnsPublishRequest[entries.Count];
+                var publishes = new SnsPublishRequest[positions.Count];
                 for (int i = 0; i < publishes.Length; i++)
                 {
-                    publishes[i] = (SnsPublishRequest)entries[i].Request;
+                    publishes[i] = (SnsPublishRequest)entries[positions[i]].Request;
                 }
 
                 return transport.PublishBatchAsync(publishes, cancellationToken);
             default:
-                var events = new EventBridgeEntry[entries.Count];
+                var events = new EventBridgeEntry[positions.Count];
                 for (int i = 0; i < events.Length; i++)
                 {
-                    events[i] = (EventBridgeEntry)entries[i].Request;
+                    events[i] = (EventBridgeEntry)entries[positions[i]].Request;
                 }
 
                 return transport.PutEventBatchAsync(events, cancellationToken);

@@ -40,10 +40,10 @@ internal sealed class Pending(int kind, object request, bool continueInline)
     /// Gets the FIFO group the request belongs to (its FIFO destination and group id), or <c>null</c> for a request to a
     /// destination that keeps no order: a later message of a group must not be sent after an earlier one failed.
     /// </summary>
-    public (string Destination, string Group)? FifoGroup => Request switch
+    public FifoGroupKey? FifoGroup => Request switch
     {
-        SqsSendRequest { MessageGroupId: { } group } send when FifoRule.IsFifo(send.QueueName) => (send.QueueName, group),
-        SnsPublishRequest { MessageGroupId: { } group } publish when FifoRule.IsFifo(publish.TopicArn) => (publish.TopicArn, group),
+        SqsSendRequest { MessageGroupId: { } group } send when FifoRule.IsFifo(send.QueueName) => new(send.QueueName, group),
+        SnsPublishRequest { MessageGroupId: { } group } publish when FifoRule.IsFifo(publish.TopicArn) => new(publish.TopicArn, group),
         _ => null,
     };
 
@@ -72,5 +72,11 @@ internal sealed class Pending(int kind, object request, bool continueInline)
         }
 
         return true;
+    }
+
+    /// <summary>A FIFO destination's message group; it reads as the group id.</summary>
+    public sealed record FifoGroupKey(string Destination, string Group)
+    {
+        public override string ToString() => Group;
     }
 }

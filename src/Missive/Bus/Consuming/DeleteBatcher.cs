@@ -7,17 +7,17 @@ using Missive.Transport;
 
 namespace Missive.Bus;
 
-/// <summary>Deletes the handled messages of one queue in batch calls, with no thread of its own.</summary>
+/// <summary>Deletes the handled messages of one queue in batch calls: a <see cref="Batcher{TKey, TEntry}"/> lane.</summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>The tenth handled message sends the batch from its own continuation; a timer sends a part-full batch once
-/// its oldest receipt has waited <see cref="MaxWait"/>.</item>
+/// <item>The tenth handled message sends the batch from its own continuation; a part-full batch goes once its oldest
+/// receipt has waited <see cref="MaxWait"/>; calls go side by side.</item>
 /// <item>Each call has a deadline (<c>callTimeout</c>) that holds whatever the transport does with its token, so
 /// <see cref="CompleteAsync"/> cannot wait for ever: it sends whatever is pending and waits for every call under way, so
 /// that nothing handled is left to be delivered again.</item>
-/// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: those not sent or whose outcome is unknown (and a
-/// call that failed whole before its deadline) go again, up to <see cref="MaxAttempts"/> calls; only what is still not deleted then (or
-/// whose receipt is gone) is logged as what may be handled twice.</item>
+/// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: those not sent or whose outcome is unknown go again
+/// in a later call, up to <see cref="MaxAttempts"/> calls (a call abandoned at its deadline is not repeated); only what
+/// is still not deleted then, or whose receipt is gone, is logged as what may be handled twice.</item>
 /// </list>
 /// </remarks>
 internal sealed class DeleteBatcher : IDisposable
@@ -25,192 +25,67 @@ internal sealed class DeleteBatcher : IDisposable
     /// <summary>The most receipts one delete call takes (SQS's batch limit).</summary>
     public const int MaxBatch = 10;
 
-    /// <summary>How many calls a receipt's delete is given: an entry not deleted (not sent, or its outcome unknown) goes again in a new call.</summary>
+    /// <summary>How many calls a receipt's delete is given.</summary>
     public const int MaxAttempts = 3;
 
     /// <summary>How long a receipt waits for others before its batch goes out.</summary>
     public static readonly TimeSpan MaxWait = TimeSpan.FromMilliseconds(20);
 
-    private readonly object _gate = new();
     private readonly IMessageTransport _transport;
     private readonly string _queue;
     private readonly ILogger _logger;
-    private readonly ITimer _timer;
-    private readonly TimeProvider _timeProvider;
-    private readonly TimeSpan _callTimeout;
-    private List<SqsMessage> _pending = new(MaxBatch);
-    private int _calls;
-    private bool _completed;
-    private TaskCompletionSource? _drained;
+    private readonly Batcher<string, Receipt> _batcher;
 
     public DeleteBatcher(IMessageTransport transport, string queue, TimeProvider timeProvider, TimeSpan callTimeout, ILogger logger)
     {
-        _timeProvider = timeProvider;
-        _callTimeout = callTimeout;
         _transport = transport;
         _queue = queue;
         _logger = logger;
-        _timer = timeProvider.CreateTimer(static state => ((DeleteBatcher)state!).Flush(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        var policy = new BatchPolicy { MaxEntries = MaxBatch, MaxWait = MaxWait, CallDeadline = callTimeout };
+        _batcher = new Batcher<string, Receipt>(_ => policy, CallAsync, Complete, timeProvider);
     }
 
     /// <summary>Queues a handled message for deletion; the tenth of a batch sends it at once.</summary>
-    public void Delete(SqsMessage message)
+    public void Delete(SqsMessage message) => _batcher.Add(_queue, new Receipt(message));
+
+    /// <summary>Sends everything still pending and waits for every delete call under way; a later delete goes out on its own.</summary>
+    public Task CompleteAsync() => _batcher.DrainAsync(complete: true);
+
+    public void Dispose() => _batcher.Dispose();
+
+    private Task<IReadOnlyList<BatchEntryResult>> CallAsync(string queue, IReadOnlyList<Receipt> receipts, CancellationToken cancellationToken)
     {
-        List<SqsMessage>? full = null;
-        lock (_gate)
-        {
-            _pending.Add(message);
-            if (_pending.Count >= MaxBatch || _completed)
-            {
-                // After completion (shutdown finished) a late delete goes out on its own rather than be lost.
-                full = Take();
-            }
-            else if (_pending.Count == 1)
-            {
-                _timer.Change(MaxWait, Timeout.InfiniteTimeSpan);
-            }
-        }
-
-        if (full is not null)
-        {
-            Send(full);
-        }
-    }
-
-    /// <summary>Sends everything still pending and waits for every delete call under way.</summary>
-    public Task CompleteAsync()
-    {
-        List<SqsMessage>? rest;
-        Task drained;
-        lock (_gate)
-        {
-            _completed = true;
-            rest = _pending.Count > 0 ? Take() : null;
-            if (rest is not null)
-            {
-                _calls++; // counted before the lock is left, so that the drain below waits for it
-            }
-
-            if (_calls == 0)
-            {
-                return Task.CompletedTask;
-            }
-
-            _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-            drained = _drained.Task;
-        }
-
-        if (rest is not null)
-        {
-            _ = SendAsync(rest);
-        }
-
-        return drained;
-    }
-
-    public void Dispose() => _timer.Dispose();
-
-    private void Flush()
-    {
-        List<SqsMessage>? batch;
-        lock (_gate)
-        {
-            batch = _pending.Count > 0 ? Take() : null;
-        }
-
-        if (batch is not null)
-        {
-            Send(batch);
-        }
-    }
-
-    /// <summary>Takes the pending batch and disarms the timer; called under the lock.</summary>
-    private List<SqsMessage> Take()
-    {
-        List<SqsMessage> batch = _pending;
-        _pending = new List<SqsMessage>(MaxBatch);
-        _timer.Change(Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
-        return batch;
-    }
-
-    private void Send(List<SqsMessage> batch)
-    {
-        lock (_gate)
-        {
-            _calls++;
-        }
-
-        _ = SendAsync(batch);
-    }
-
-    private async Task SendAsync(List<SqsMessage> batch)
-    {
-        try
-        {
-            List<SqsMessage> left = batch;
-            for (int attempt = 1; left.Count > 0; attempt++)
-            {
-                left = await DeleteOnceAsync(left, lastAttempt: attempt == MaxAttempts).ConfigureAwait(false);
-            }
-        }
-        finally
-        {
-            TaskCompletionSource? drained = null;
-            lock (_gate)
-            {
-                if (--_calls == 0)
-                {
-                    drained = _drained;
-                }
-            }
-
-            drained?.TrySetResult();
-        }
-    }
-
-    /// <summary>
-    /// One delete call over <paramref name="batch"/>; returns the messages to try again (their entries not sent, or their
-    /// outcome unknown), none after the last attempt, which logs them as what may be handled twice.
-    /// </summary>
-    private async Task<List<SqsMessage>> DeleteOnceAsync(List<SqsMessage> batch, bool lastAttempt)
-    {
-        var handles = new string[batch.Count];
+        var handles = new string[receipts.Count];
         for (int i = 0; i < handles.Length; i++)
         {
-            handles[i] = batch[i].ReceiptHandle;
+            handles[i] = receipts[i].Message.ReceiptHandle;
         }
 
-        IReadOnlyList<BatchEntryResult> results;
-        try
+        return _transport.DeleteBatchAsync(queue, handles, cancellationToken);
+    }
+
+    private void Complete(Receipt receipt, BatchEntryResult result)
+    {
+        if (result.Succeeded)
         {
-            results = await CallDeadline.CallAsync(token => _transport.DeleteBatchAsync(_queue, handles, token), _callTimeout, _timeProvider, "The delete call").ConfigureAwait(false);
+            return;
         }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
+
+        if (result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown && result.ErrorCode != BatchResults.TimedOutCode && ++receipt.Attempts < MaxAttempts)
         {
-            if (lastAttempt || e is TimeoutException)
-            {
-                // The messages stay in the queue and come back after their visibility timeout: at least once, never lost.
-                BusLog.DeleteBatchFailed(_logger, batch.Count, BusLog.IdsOf(batch), _queue, e);
-                return [];
-            }
-
-            return batch; // the whole call failed in time: each entry's outcome is unknown, and a delete is safe to make again
+            _batcher.Add(_queue, receipt); // a delete is safe to make again
+            return;
         }
 
-        List<SqsMessage> again = [];
-        foreach (BatchEntryResult result in results)
-        {
-            SqsMessage message = batch[result.Index];
-            if (result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown && !lastAttempt)
-            {
-                again.Add(message);
-            }
-            else if (!result.Succeeded)
-            {
-                BusLog.DeleteFailed(_logger, message.MessageId, _queue, result.ErrorCode ?? "unknown", result.ErrorMessage);
-            }
-        }
+        // The message stays in the queue and comes back after its visibility timeout: at least once, never lost.
+        BusLog.DeleteFailed(_logger, receipt.Message.MessageId, _queue, result.ErrorCode ?? "unknown", result.ErrorMessage);
+    }
 
-        return again;
+    /// <summary>A handled message to delete, and how many calls its delete has had.</summary>
+    private sealed class Receipt(SqsMessage message)
+    {
+        public SqsMessage Message { get; } = message;
+
+        public int Attempts { get; set; }
     }
 }

@@ -9,32 +9,33 @@ namespace Missive.Bus;
 
 /// <summary>
 /// Every visibility change of the messages one poller run holds: it keeps them invisible while they are handled or wait
-/// their turn, and it makes the releases and retry delays, so that an extension cannot undo them.
+/// their turn, and it makes the releases and retry delays, so that an extension cannot undo them. Its calls go through a
+/// <see cref="Batcher{TKey, TEntry}"/>: one lane for extensions, one per visibility of releases and retry delays.
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>One timer, ticking every eighth of the visibility timeout, extends by one timeout from now, in batch calls,
-/// every held message whose visibility ends within half a timeout: a message is first due at least three ticks before
-/// it would show again, so that a stalled or failed extension leaves time for two more. A message handled in time costs
-/// an entry in a dictionary and no call.</item>
+/// <item>One timer, ticking every eighth of the visibility timeout, extends by one timeout from now every held message
+/// whose visibility ends within half a timeout and that no extension is under way for: a message is first due at least
+/// three ticks before it would show again, so that a stalled or failed extension leaves time for two more. A message
+/// handled in time costs an entry in a dictionary and no call.</item>
 /// <item>Every call has a deadline shorter than what it protects, kept whatever the transport does with its token: an
 /// extension gets an eighth of the visibility timeout (<see cref="ExtensionDeadline"/>); one that does not answer in
 /// time is abandoned and tried again at once, while the messages are still invisible. A release or retry delay gets
 /// one visibility timeout (at shutdown, what the caller gives).</item>
 /// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: only <see cref="BatchEntryOutcome.ReceiptGone"/>
-/// stops extending a message (logged once); any other failure leaves it due, tried again at the next tick (at once when
-/// the deadline cut the call short).</item>
+/// stops extending a message (logged once); any other failure leaves it due, tried again at the next tick.</item>
 /// <item>A release or a retry delay (<see cref="SetVisibilityAsync"/>) stops holding its messages; while an extension
-/// of one of them is under way (or abandoned and not yet ended: it may still land), the change is made again when that
-/// extension's call ends, with what is left of the delay, since the service may apply the two in either order. An
-/// abandoned extension's changes are also made again at once.</item>
+/// of one of them has not ended (under way, or abandoned and still able to land), the change is made again each time
+/// such an extension's call ends, with what is left of the delay, since the service may apply the two in either order.
+/// An abandoned extension's changes are also made again at once.</item>
 /// </list>
 /// </remarks>
 internal sealed class VisibilityHeartbeat : IDisposable
 {
     private readonly object _gate = new();
     private readonly Dictionary<string, Entry> _messages = new(StringComparer.Ordinal);
-    private readonly List<Extension> _inFlight = []; // extensions whose call has not ended, abandoned ones included
+    private readonly Dictionary<string, int> _extensionsNotEnded = new(StringComparer.Ordinal); // by receipt: extension calls that may still land
+    private readonly Dictionary<string, Change> _redo = new(StringComparer.Ordinal); // by receipt: the change to make again when they do
     private readonly IMessageTransport _transport;
     private readonly string _queue;
     private readonly TimeSpan _visibilityTimeout;
@@ -42,7 +43,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
     private readonly ILogger _logger;
     private readonly ITimer _timer;
     private readonly PollerHealth? _health;
-    private bool _extensionUnderWay;
+    private readonly Batcher<Lane, Change> _batcher;
 
     public VisibilityHeartbeat(IMessageTransport transport, string queue, TimeSpan visibilityTimeout, TimeProvider timeProvider, ILogger logger, PollerHealth? health = null)
     {
@@ -52,6 +53,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
         _visibilityTimeout = visibilityTimeout;
         _timeProvider = timeProvider;
         _logger = logger;
+        _batcher = new Batcher<Lane, Change>(static lane => new BatchPolicy { MaxEntries = 10, CallDeadline = lane.Deadline }, CallAsync, Complete, timeProvider, CallEnded);
         TimeSpan period = visibilityTimeout / 8;
         _timer = timeProvider.CreateTimer(static state => ((VisibilityHeartbeat)state!).Tick(), this, period, period);
     }
@@ -71,17 +73,27 @@ internal sealed class VisibilityHeartbeat : IDisposable
         }
     }
 
-    /// <summary>Gets whether an extension is under way (its answer not yet taken in).</summary>
+    /// <summary>Gets whether an extension is under way for any held message (its answer not yet taken in).</summary>
     internal bool ExtensionUnderWay
     {
         get
         {
             lock (_gate)
             {
-                return _extensionUnderWay;
+                foreach (Entry entry in _messages.Values)
+                {
+                    if (entry.Extension is not null)
+                    {
+                        return true;
+                    }
+                }
+
+                return false;
             }
         }
     }
+
+    private Lane Extensions => new(Extension: true, _visibilityTimeout, ExtensionDeadline);
 
     /// <summary>Starts keeping a received message invisible.</summary>
     /// <param name="message">The message.</param>
@@ -94,7 +106,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
         DateTimeOffset visibleAt = (requestedAt ?? _timeProvider.GetUtcNow()) + _visibilityTimeout;
         lock (_gate)
         {
-            _messages[message.ReceiptHandle] = new Entry(message, visibleAt, Lost: false);
+            _messages[message.ReceiptHandle] = new Entry(message, visibleAt);
         }
     }
 
@@ -125,177 +137,186 @@ internal sealed class VisibilityHeartbeat : IDisposable
 
     /// <summary>
     /// Stops holding <paramref name="messages"/> and sets their visibility to <paramref name="visibility"/> from now: zero
-    /// releases them, more is a retry delay. A failure is logged (they come back when their visibility ends).
+    /// releases them, more is a retry delay. The task ends when the calls have answered or given up; a failure is logged
+    /// (the messages come back when their visibility ends).
     /// </summary>
     /// <param name="messages">The messages.</param>
     /// <param name="visibility">Their visibility from now.</param>
-    /// <param name="deadline">How long the call may take; <c>null</c> for one visibility timeout.</param>
+    /// <param name="deadline">How long each call may take; <c>null</c> for one visibility timeout.</param>
     public Task SetVisibilityAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility, TimeSpan? deadline = null)
     {
-        DateTimeOffset now = _timeProvider.GetUtcNow();
+        DateTimeOffset visibleAt = _timeProvider.GetUtcNow() + visibility;
+        var changes = new Change[messages.Count];
+        var done = new Task[messages.Count];
         lock (_gate)
         {
-            foreach (SqsMessage message in messages)
+            for (int i = 0; i < changes.Length; i++)
             {
+                SqsMessage message = messages[i];
+                changes[i] = new Change(message, visibleAt, done: true);
+                done[i] = changes[i].Done!.Task;
                 _messages.Remove(message.ReceiptHandle);
-                foreach (Extension extension in _inFlight)
+                if (_extensionsNotEnded.ContainsKey(message.ReceiptHandle))
                 {
-                    if (extension.Receipts.Contains(message.ReceiptHandle))
-                    {
-                        extension.Redo.Add(new Change(message, now + visibility));
-                    }
+                    _redo[message.ReceiptHandle] = new Change(message, visibleAt, done: false);
                 }
             }
         }
 
-        return ChangeAsync(messages, visibility, deadline ?? _visibilityTimeout);
+        _batcher.AddRange(new Lane(Extension: false, visibility, deadline ?? _visibilityTimeout), changes, flush: true);
+        return Task.WhenAll(done);
     }
 
-    public void Dispose() => _timer.Dispose();
+    public void Dispose()
+    {
+        _timer.Dispose();
+        _batcher.Dispose();
+    }
 
-    /// <summary>Extends what is due, unless an extension is under way (it has a deadline).</summary>
+    /// <summary>Extends what is due and has no extension under way.</summary>
     internal void Tick()
     {
         DateTimeOffset now = _timeProvider.GetUtcNow();
         _health?.HeartbeatRan(now);
         DateTimeOffset dueBefore = now + (_visibilityTimeout / 2);
-        List<SqsMessage>? due = null;
+        List<Change>? due = null;
         lock (_gate)
         {
-            if (_extensionUnderWay)
-            {
-                return;
-            }
-
             foreach (Entry entry in _messages.Values)
             {
-                if (!entry.Lost && entry.VisibleAt <= dueBefore)
+                if (entry is { Lost: false, Extension: null } && entry.VisibleAt <= dueBefore)
                 {
-                    (due ??= []).Add(entry.Message);
+                    var change = new Change(entry.Message, now + _visibilityTimeout, done: false);
+                    (due ??= []).Add(change);
                 }
             }
 
-            _extensionUnderWay = due is not null;
+            if (due is not null)
+            {
+                foreach (Change change in due)
+                {
+                    // Under the lock that chose it: a release made from now on is made again when this call ends.
+                    string receipt = change.Message.ReceiptHandle;
+                    _messages[receipt] = _messages[receipt] with { Extension = change };
+                    _extensionsNotEnded[receipt] = _extensionsNotEnded.GetValueOrDefault(receipt) + 1;
+                }
+            }
         }
 
         if (due is not null)
         {
-            _ = ExtendAsync(due, now);
+            _batcher.AddRange(Extensions, due, flush: true);
         }
     }
 
-    private async Task ExtendAsync(List<SqsMessage> due, DateTimeOffset sentAt)
+    private Task<IReadOnlyList<BatchEntryResult>> CallAsync(Lane lane, IReadOnlyList<Change> changes, CancellationToken cancellationToken)
     {
-        bool again = false; // the deadline cut the extension short: tried again at once
-        var handles = new string[due.Count];
+        var handles = new string[changes.Count];
         for (int i = 0; i < handles.Length; i++)
         {
-            handles[i] = due[i].ReceiptHandle;
+            handles[i] = changes[i].Message.ReceiptHandle;
         }
 
-        var extension = new Extension(handles);
+        return _transport.ChangeVisibilityBatchAsync(_queue, handles, lane.Visibility, cancellationToken);
+    }
+
+    /// <summary>An entry's result: an extension updates its message; a release or retry delay ends its caller's wait.</summary>
+    private void Complete(Change change, BatchEntryResult result)
+    {
+        if (change.Done is { } done)
+        {
+            if (result.Outcome is not (BatchEntryOutcome.Succeeded or BatchEntryOutcome.ReceiptGone))
+            {
+                BusLog.VisibilityChangeFailed(_logger, 1, change.Message.MessageId, _queue, change.VisibleAt - _timeProvider.GetUtcNow(), BatchSends.EntryFailed(result));
+            }
+
+            done.TrySetResult();
+            return;
+        }
+
+        SqsMessage message = change.Message;
+        BatchEntryOutcome outcome = result.Outcome;
+        bool held, abandoned = result.ErrorCode == BatchResults.TimedOutCode;
+        List<Change>? redo = null;
         lock (_gate)
         {
-            _inFlight.Add(extension);
-        }
-
-        var deadline = new CancellationTokenSource(ExtensionDeadline, _timeProvider);
-        CancellationToken expired = deadline.Token; // read after the source is disposed (when the call ends)
-        Task<IReadOnlyList<BatchEntryResult>> call = CallDeadline.Start(token => _transport.ChangeVisibilityBatchAsync(_queue, handles, _visibilityTimeout, token), expired);
-        _ = EndedAsync(call, extension, deadline);
-        try
-        {
-            if (!await CallDeadline.EndsBeforeAsync(call, expired).ConfigureAwait(false))
+            held = _messages.TryGetValue(message.ReceiptHandle, out Entry entry) && ReferenceEquals(entry.Extension, change);
+            if (held)
             {
-                again = true;
-                BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, new TimeoutException($"The visibility extension did not answer within {ExtensionDeadline.TotalSeconds:0.###} s: abandoned, and tried again."));
-                List<Change> redo;
-                lock (_gate)
+                _messages[message.ReceiptHandle] = outcome switch
                 {
-                    redo = [.. extension.Redo]; // made again now, and again once the abandoned call has ended
-                }
-
-                RedoChanges(redo);
-                return;
+                    BatchEntryOutcome.Succeeded => entry with { VisibleAt = change.VisibleAt, Extension = null },
+                    BatchEntryOutcome.ReceiptGone => entry with { Lost = true, Extension = null },
+                    _ => entry with { Extension = null }, // not extended: it stays due and is tried again
+                };
             }
 
-            IReadOnlyList<BatchEntryResult> results = await call.ConfigureAwait(false);
-            again = expired.IsCancellationRequested;
-            DateTimeOffset visibleAt = sentAt + _visibilityTimeout;
-            foreach (BatchEntryResult result in results)
+            if (abandoned && _redo.TryGetValue(message.ReceiptHandle, out Change? again))
             {
-                SqsMessage message = due[result.Index];
-                BatchEntryOutcome outcome = result.Outcome;
-                bool held;
-                lock (_gate)
-                {
-                    held = _messages.ContainsKey(message.ReceiptHandle);
-                    if (held && outcome == BatchEntryOutcome.Succeeded)
-                    {
-                        _messages[message.ReceiptHandle] = new Entry(message, visibleAt, Lost: false);
-                    }
-                    else if (held && outcome == BatchEntryOutcome.ReceiptGone)
-                    {
-                        _messages[message.ReceiptHandle] = new Entry(message, DateTimeOffset.MaxValue, Lost: true);
-                    }
-
-                    // Any other outcome: not extended; the message stays due and is tried again.
-                }
-
-                if (held && outcome == BatchEntryOutcome.ReceiptGone)
-                {
-                    BusLog.HeartbeatLost(_logger, message.MessageId, _queue);
-                }
-                else if (held && outcome != BatchEntryOutcome.Succeeded)
-                {
-                    BusLog.HeartbeatEntryFailed(_logger, message.MessageId, _queue, result.ErrorCode ?? "unknown");
-                }
+                (redo ??= []).Add(again); // made again now, and again when the abandoned call ends
             }
         }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            // Tried again at once when the deadline ended it, else at the next tick, while the messages are still held.
-            again = expired.IsCancellationRequested;
-            BusLog.HeartbeatFailed(_logger, due.Count, BusLog.IdsOf(due), _queue, e);
-        }
-        finally
-        {
-            lock (_gate)
-            {
-                _extensionUnderWay = false;
-            }
 
-            if (again)
-            {
-                Tick();
-            }
+        if (held && outcome == BatchEntryOutcome.ReceiptGone)
+        {
+            BusLog.HeartbeatLost(_logger, message.MessageId, _queue);
+        }
+        else if (held && abandoned)
+        {
+            BusLog.HeartbeatFailed(_logger, 1, message.MessageId, _queue, BatchSends.EntryFailed(result));
+        }
+        else if (held && outcome != BatchEntryOutcome.Succeeded)
+        {
+            BusLog.HeartbeatEntryFailed(_logger, message.MessageId, _queue, result.ErrorCode ?? "unknown");
+        }
+
+        if (redo is not null)
+        {
+            RedoChanges(redo);
+        }
+
+        if (abandoned)
+        {
+            Tick(); // tried again at once, while the message is still invisible
         }
     }
 
-    /// <summary>Once an extension's call has ended (in time or, abandoned, later), makes again the changes made meanwhile.</summary>
-    private async Task EndedAsync(Task call, Extension extension, CancellationTokenSource deadline)
+    /// <summary>An extension call has ended (in time or, abandoned, later): the changes made meanwhile are made again.</summary>
+    private void CallEnded(Lane lane, IReadOnlyList<Change> changes)
     {
-        try
+        if (!lane.Extension)
         {
-            await call.ConfigureAwait(false);
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            // Its failure is the extension's to log; here only its end counts.
-        }
-        finally
-        {
-            deadline.Dispose();
+            return;
         }
 
-        List<Change> redo;
+        List<Change>? redo = null;
         lock (_gate)
         {
-            _inFlight.Remove(extension);
-            redo = extension.Redo;
+            foreach (Change change in changes)
+            {
+                string receipt = change.Message.ReceiptHandle;
+                int left = _extensionsNotEnded.GetValueOrDefault(receipt) - 1;
+                if (left > 0)
+                {
+                    _extensionsNotEnded[receipt] = left;
+                }
+                else
+                {
+                    _extensionsNotEnded.Remove(receipt);
+                }
+
+                if (_redo.TryGetValue(receipt, out Change? again))
+                {
+                    (redo ??= []).Add(again);
+                    if (left <= 0)
+                    {
+                        _redo.Remove(receipt);
+                    }
+                }
+            }
         }
 
-        if (redo.Count > 0)
+        if (redo is not null)
         {
             RedoChanges(redo);
         }
@@ -305,53 +326,38 @@ internal sealed class VisibilityHeartbeat : IDisposable
     private void RedoChanges(List<Change> redo)
     {
         DateTimeOffset now = _timeProvider.GetUtcNow();
-        var byVisibility = new Dictionary<long, List<SqsMessage>>();
+        var byVisibility = new Dictionary<long, List<Change>>();
         foreach (Change change in redo)
         {
             TimeSpan left = change.VisibleAt - now;
             long seconds = left <= TimeSpan.Zero ? 0 : (long)Math.Ceiling(left.TotalSeconds);
-            if (!byVisibility.TryGetValue(seconds, out List<SqsMessage>? messages))
+            if (!byVisibility.TryGetValue(seconds, out List<Change>? changes))
             {
-                byVisibility[seconds] = messages = [];
+                byVisibility[seconds] = changes = [];
             }
 
-            messages.Add(change.Message);
+            changes.Add(new Change(change.Message, change.VisibleAt, done: false));
         }
 
-        foreach ((long seconds, List<SqsMessage> messages) in byVisibility)
+        foreach ((long seconds, List<Change> changes) in byVisibility)
         {
-            _ = ChangeAsync(messages, TimeSpan.FromSeconds(seconds), _visibilityTimeout);
+            _batcher.AddRange(new Lane(Extension: false, TimeSpan.FromSeconds(seconds), _visibilityTimeout), changes, flush: true);
         }
     }
 
-    private async Task ChangeAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility, TimeSpan deadline)
+    /// <summary>A held message: when it shows again, whether its receipt is gone, and the extension under way for it.</summary>
+    private readonly record struct Entry(SqsMessage Message, DateTimeOffset VisibleAt, bool Lost = false, Change? Extension = null);
+
+    /// <summary>A lane of calls: extensions, or releases and retry delays to one visibility; and each call's deadline.</summary>
+    private readonly record struct Lane(bool Extension, TimeSpan Visibility, TimeSpan Deadline);
+
+    /// <summary>One message's visibility change: when it is to show again, and, for a release or retry delay, its caller's wait.</summary>
+    private sealed class Change(SqsMessage message, DateTimeOffset visibleAt, bool done)
     {
-        var handles = new string[messages.Count];
-        for (int i = 0; i < handles.Length; i++)
-        {
-            handles[i] = messages[i].ReceiptHandle;
-        }
+        public SqsMessage Message { get; } = message;
 
-        try
-        {
-            await CallDeadline.CallAsync(token => _transport.ChangeVisibilityBatchAsync(_queue, handles, visibility, token), deadline, _timeProvider, "The visibility change").ConfigureAwait(false);
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            BusLog.VisibilityChangeFailed(_logger, messages.Count, BusLog.IdsOf(messages), _queue, visibility, e);
-        }
-    }
+        public DateTimeOffset VisibleAt { get; } = visibleAt;
 
-    private readonly record struct Entry(SqsMessage Message, DateTimeOffset VisibleAt, bool Lost);
-
-    /// <summary>A release or retry delay: the message, and when it is to become visible.</summary>
-    private readonly record struct Change(SqsMessage Message, DateTimeOffset VisibleAt);
-
-    /// <summary>One extension's call: its receipts, and the changes made while it had not ended.</summary>
-    private sealed class Extension(string[] receipts)
-    {
-        public HashSet<string> Receipts { get; } = new(receipts, StringComparer.Ordinal);
-
-        public List<Change> Redo { get; } = [];
+        public TaskCompletionSource? Done { get; } = done ? new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) : null;
     }
 }

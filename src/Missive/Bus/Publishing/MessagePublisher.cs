@@ -14,12 +14,13 @@ namespace Missive.Bus;
 /// The default <see cref="IMessagePublisher"/>: envelope factory, then the publishing middleware, then (inside a
 /// producer span) the FIFO ids, the trace context, the route's wrapper and the transport.
 /// </summary>
-internal sealed class MessagePublisher : IMessagePublisher
+internal sealed class MessagePublisher : IMessagePublisher, IDisposable
 {
     private readonly IEnvelopeFactory _factory;
     private readonly OutboundMessageWriter _writer;
     private readonly IMessageTransport _transport;
-    private readonly IMessageTransport _sends; // the transport, or a coalescer in front of it
+    private readonly IMessageTransport _sends; // the transport, or the coalescer in front of it
+    private readonly PublishCoalescer? _coalescer;
     private readonly BusConfiguration _configuration;
     private readonly BusTelemetry _telemetry;
     private readonly IServiceProvider _services;
@@ -38,7 +39,8 @@ internal sealed class MessagePublisher : IMessagePublisher
         _factory = factory;
         _writer = writer;
         _transport = transport;
-        _sends = configuration.CoalescingWindow is { } window && window > TimeSpan.Zero ? new PublishCoalescer(transport, window, timeProvider) : transport;
+        _coalescer = configuration.CoalescingWindow is { } window && window > TimeSpan.Zero ? new PublishCoalescer(transport, window, timeProvider) : null;
+        _sends = _coalescer ?? transport;
         _configuration = configuration;
         _telemetry = telemetry;
         _services = services;
@@ -46,6 +48,9 @@ internal sealed class MessagePublisher : IMessagePublisher
 
     public Task<MessageEnvelope<T>> PublishAsync<T>(T message, PublishOptions? options = null, CancellationToken cancellationToken = default)
         => PublishAsync(message, options, _sends, cancellationToken);
+
+    /// <summary>Stops the coalescer's gathering windows (the container disposes the publisher with itself).</summary>
+    public void Dispose() => _coalescer?.Dispose();
 
     /// <summary>
     /// Publishes every message as <see cref="PublishAsync{T}(T, PublishOptions?, CancellationToken)"/> does (the

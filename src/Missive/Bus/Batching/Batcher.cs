@@ -1,0 +1,501 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Transport;
+
+namespace Missive.Bus;
+
+/// <summary>
+/// The one place where the bus decides when a batch call goes: entries wait in lanes (one per destination, or per kind
+/// of change), a lane's open batch closes and its calls go as its <see cref="BatchPolicy"/> says, every call has a
+/// deadline that holds whatever the transport does with its token, and every entry ends with one
+/// <see cref="BatchEntryResult"/> read by the outcome rule (<see cref="BatchEntryOutcome"/>).
+/// </summary>
+/// <remarks>
+/// <list type="bullet">
+/// <item>An entry is added to its lane's open batch; the batch closes when the policy says (full, its wait, idle, when
+/// the lane has nothing under way, flushed, or the batcher complete), and closed batches go in order, as many at once
+/// as the lane allows.</item>
+/// <item>A call that throws, answers too few results, or misses its deadline gives each of its entries a result:
+/// <see cref="BatchEntryOutcome.Unknown"/> unless the failure says the service refused the call. A call that missed its
+/// deadline is left to end on its own; the lane goes on at once.</item>
+/// <item>Each entry's result goes to the completion given to the constructor, once; a completion may add entries again
+/// (a retry), before the call counts as ended. When a call's task really ends (in time or, abandoned, later), the
+/// call-ended callback hears of its entries.</item>
+/// <item>Calls start on the thread that closes their batch, outside the batcher's lock; callers add entries outside
+/// their own locks.</item>
+/// </list>
+/// Modelled on MassTransit's <c>Batcher&lt;TEntry&gt;</c>: one class owning the flush policy, the per-destination queue,
+/// per-entry completion and whole-call faults.
+/// </remarks>
+/// <typeparam name="TKey">What names a lane.</typeparam>
+/// <typeparam name="TEntry">An entry.</typeparam>
+internal sealed class Batcher<TKey, TEntry> : IDisposable
+    where TKey : notnull
+    where TEntry : class
+{
+    private readonly object _gate = new();
+    private readonly Dictionary<TKey, Lane> _lanes = [];
+    private readonly Func<TKey, BatchPolicy> _policyOf;
+    private readonly Func<TKey, IReadOnlyList<TEntry>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> _call;
+    private readonly Action<TEntry, BatchEntryResult> _complete;
+    private readonly Action<TKey, IReadOnlyList<TEntry>>? _callEnded;
+    private readonly TimeProvider _clock;
+    private int _waiting; // entries in open or closed batches
+    private int _running; // calls under way (until their results are given)
+    private TaskCompletionSource? _drained;
+    private bool _completed;
+    private bool _disposed;
+
+    /// <param name="policyOf">A lane's policy, asked once when the lane opens.</param>
+    /// <param name="call">One call over a batch of a lane: one result per entry, in order (or by <see cref="BatchEntryResult.Index"/>).</param>
+    /// <param name="complete">Gives an entry its result.</param>
+    /// <param name="clock">The clock of waits and deadlines.</param>
+    /// <param name="callEnded">Hears of a call's entries when its task really ends, or <c>null</c>.</param>
+    public Batcher(Func<TKey, BatchPolicy> policyOf, Func<TKey, IReadOnlyList<TEntry>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> call, Action<TEntry, BatchEntryResult> complete, TimeProvider clock, Action<TKey, IReadOnlyList<TEntry>>? callEnded = null)
+    {
+        _policyOf = policyOf;
+        _call = call;
+        _complete = complete;
+        _clock = clock;
+        _callEnded = callEnded;
+    }
+
+    /// <summary>Adds an entry to its lane.</summary>
+    public void Add(TKey key, TEntry entry)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            Lane lane = LaneOf(key);
+            Put(lane, entry, ref starts);
+            Decide(lane, ref starts);
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>Adds entries to their lane, in order; with <paramref name="flush"/>, the lane's open batch then goes.</summary>
+    public void AddRange(TKey key, IReadOnlyList<TEntry> entries, bool flush)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            Lane lane = LaneOf(key);
+            foreach (TEntry entry in entries)
+            {
+                Put(lane, entry, ref starts);
+            }
+
+            if (flush && lane.Open is not null)
+            {
+                Close(lane);
+            }
+
+            Decide(lane, ref starts);
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>The lane's input has ended: its open batch goes (when the lane's calls allow).</summary>
+    public void Flush(TKey key)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            if (_lanes.TryGetValue(key, out Lane? lane))
+            {
+                if (lane.Open is not null)
+                {
+                    Close(lane);
+                }
+
+                Decide(lane, ref starts);
+            }
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>From now on, the lane's open batch goes once no entry has come for its policy's <see cref="BatchPolicy.IdleWait"/>.</summary>
+    public void StartIdleFlush(TKey key)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            Lane lane = LaneOf(key);
+            lane.IdleFlush = true;
+            lane.LastAdded = _clock.GetUtcNow();
+            Decide(lane, ref starts);
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>
+    /// Sends everything open, and completes when no entry waits and no call is under way (entries added again by
+    /// completions included). With <paramref name="complete"/>, every entry added from now on goes at once.
+    /// </summary>
+    public Task DrainAsync(bool complete)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        Task drained;
+        lock (_gate)
+        {
+            _completed |= complete;
+            foreach (Lane lane in new List<Lane>(_lanes.Values))
+            {
+                if (lane.Open is not null)
+                {
+                    Close(lane);
+                }
+
+                Decide(lane, ref starts);
+            }
+
+            if (_waiting == 0 && _running == 0 && starts is null)
+            {
+                return Task.CompletedTask;
+            }
+
+            _drained ??= new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
+            drained = _drained.Task;
+        }
+
+        Start(starts);
+        return drained;
+    }
+
+    /// <summary>Stops the lanes' timers; calls under way go on, and an open batch goes only when flushed or drained.</summary>
+    public void Dispose()
+    {
+        lock (_gate)
+        {
+            _disposed = true;
+            foreach (Lane lane in _lanes.Values)
+            {
+                lane.Timer?.Dispose();
+            }
+        }
+    }
+
+    private Lane LaneOf(TKey key)
+    {
+        if (!_lanes.TryGetValue(key, out Lane? lane))
+        {
+            _lanes[key] = lane = new Lane(key, _policyOf(key));
+        }
+
+        return lane;
+    }
+
+    /// <summary>Puts an entry in the lane's open batch, closing it when full. Under the lock.</summary>
+    private void Put(Lane lane, TEntry entry, ref List<(Lane, List<TEntry>)>? starts)
+    {
+        DateTimeOffset now = _clock.GetUtcNow();
+        if (lane.Open is null)
+        {
+            lane.Open = new List<TEntry>(Math.Min(lane.Policy.MaxEntries, 16));
+            lane.OpenedAt = now;
+        }
+
+        lane.Open.Add(entry);
+        lane.LastAdded = now;
+        _waiting++;
+        if (lane.Open.Count >= lane.Policy.MaxEntries)
+        {
+            Close(lane);
+            Decide(lane, ref starts); // a full batch goes now, before the next entry opens another
+        }
+    }
+
+    /// <summary>Closes the open batch if the policy says it goes now (else arms its wait), and takes what may start. Under the lock.</summary>
+    private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts)
+    {
+        BatchPolicy policy = lane.Policy;
+        if (lane.Open is not null)
+        {
+            DateTimeOffset now = _clock.GetUtcNow();
+            if (_completed || Due(lane, now) || (policy.SendWhenIdle && lane.Running == 0 && lane.Closed.Count == 0))
+            {
+                Close(lane);
+            }
+            else
+            {
+                Arm(lane, now);
+            }
+        }
+
+        while (lane.Closed.Count > 0 && lane.Running < policy.MaxConcurrentCalls)
+        {
+            List<TEntry> batch = lane.Closed.Dequeue();
+            lane.Running++;
+            _running++;
+            _waiting -= batch.Count;
+            (starts ??= []).Add((lane, batch));
+        }
+
+        if (lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null)
+        {
+            _lanes.Remove(lane.Key); // nothing left of it: a later entry opens it anew
+            lane.Timer?.Dispose();
+        }
+    }
+
+    private static bool Due(Lane lane, DateTimeOffset now)
+        => (lane.Policy.MaxWait is { } maxWait && now - lane.OpenedAt >= maxWait)
+        || (lane.IdleFlush && lane.Policy.IdleWait is { } idle && now - lane.LastAdded >= idle);
+
+    /// <summary>Arms the lane's timer for the earliest time its open batch may be due. Under the lock.</summary>
+    private void Arm(Lane lane, DateTimeOffset now)
+    {
+        DateTimeOffset? due = null;
+        if (lane.Policy.MaxWait is { } maxWait)
+        {
+            due = lane.OpenedAt + maxWait;
+        }
+
+        if (lane.IdleFlush && lane.Policy.IdleWait is { } idle && (due is null || lane.LastAdded + idle < due))
+        {
+            due = lane.LastAdded + idle;
+        }
+
+        if (due is null || _disposed || due == lane.ArmedFor)
+        {
+            return;
+        }
+
+        lane.ArmedFor = due;
+        lane.Timer ??= _clock.CreateTimer(static state => ((Lane)state!).Batcher!.OnTimer((Lane)state!), lane, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
+        lane.Batcher = this;
+        TimeSpan wait = due.Value - now;
+        lane.Timer.Change(wait > TimeSpan.Zero ? wait : TimeSpan.Zero, Timeout.InfiniteTimeSpan);
+    }
+
+    private void OnTimer(Lane lane)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            lane.ArmedFor = null;
+            if (_lanes.TryGetValue(lane.Key, out Lane? current) && ReferenceEquals(current, lane))
+            {
+                Decide(lane, ref starts); // closes the batch if it is due, else arms for when it will be
+            }
+        }
+
+        Start(starts);
+    }
+
+    private static void Close(Lane lane)
+    {
+        lane.Closed.Enqueue(lane.Open!);
+        lane.Open = null;
+    }
+
+    /// <summary>Starts calls; <paramref name="afterCall"/> when a call's end starts them, which then go on the thread pool (no call runs on in another's continuation).</summary>
+    private void Start(List<(Lane Lane, List<TEntry> Batch)>? starts, bool afterCall = false)
+    {
+        if (starts is null)
+        {
+            return;
+        }
+
+        foreach ((Lane lane, List<TEntry> batch) in starts)
+        {
+            _ = RunAsync(lane, batch, afterCall);
+        }
+    }
+
+    private async Task RunAsync(Lane lane, List<TEntry> batch, bool yieldFirst)
+    {
+        try
+        {
+            if (yieldFirst)
+            {
+                await Task.Yield();
+            }
+
+            BatchEntryResult[] results = await CallAsync(lane, batch).ConfigureAwait(false);
+            for (int i = 0; i < batch.Count; i++)
+            {
+                try
+                {
+                    _complete(batch[i], results[i]);
+                }
+                catch (Exception e) when (!ContentSafety.IsFatal(e))
+                {
+                    // One entry's completion must not keep the others from theirs.
+                }
+            }
+        }
+        finally
+        {
+            List<(Lane, List<TEntry>)>? starts = null;
+            TaskCompletionSource? drained = null;
+            lock (_gate)
+            {
+                lane.Running--;
+                _running--;
+                Decide(lane, ref starts);
+                if (_waiting == 0 && _running == 0 && starts is null)
+                {
+                    drained = _drained;
+                    _drained = null;
+                }
+            }
+
+            Start(starts, afterCall: true);
+            drained?.TrySetResult();
+        }
+    }
+
+    /// <summary>The call over a batch, within its deadline: one result per entry, whatever became of the call.</summary>
+    private async Task<BatchEntryResult[]> CallAsync(Lane lane, List<TEntry> batch)
+    {
+        BatchPolicy policy = lane.Policy;
+        var results = new BatchEntryResult[batch.Count];
+        var sending = batch;
+        int[]? positions = null;
+        if (policy.OrderingGroup is { } groupOf && lane.FailedGroups is { } failedGroups)
+        {
+            (sending, positions) = WithoutFailedGroups(batch, groupOf, failedGroups, results);
+        }
+
+        if (sending.Count > 0)
+        {
+            var deadline = new CancellationTokenSource(policy.CallDeadline, _clock);
+            CancellationToken expired = deadline.Token; // read after the source is disposed, when the call ends
+            Task<IReadOnlyList<BatchEntryResult>> task = CallDeadline.Start(token => _call(lane.Key, sending, token), expired);
+            _ = EndedAsync(task, lane.Key, sending, deadline);
+            IReadOnlyList<BatchEntryResult>? answered = null;
+            Exception? failure = null;
+            bool late = false;
+            if (!await CallDeadline.EndsBeforeAsync(task, expired).ConfigureAwait(false))
+            {
+                late = true;
+            }
+            else
+            {
+                try
+                {
+                    answered = await task.ConfigureAwait(false);
+                }
+                catch (OperationCanceledException) when (expired.IsCancellationRequested)
+                {
+                    late = true; // the transport honoured the deadline's token
+                }
+                catch (Exception e) when (!ContentSafety.IsFatal(e))
+                {
+                    failure = e;
+                }
+            }
+
+            var given = new bool[sending.Count];
+            if (answered is not null)
+            {
+                for (int j = 0; j < answered.Count; j++)
+                {
+                    int at = answered[j].Index is >= 0 and var index && index < sending.Count && !given[index] ? index : j;
+                    if (at < sending.Count && !given[at])
+                    {
+                        given[at] = true;
+                        results[positions?[at] ?? at] = answered[j] with { Index = positions?[at] ?? at };
+                    }
+                }
+            }
+
+            for (int j = 0; j < sending.Count; j++)
+            {
+                if (!given[j])
+                {
+                    int position = positions?[j] ?? j;
+                    results[position] = late ? BatchResults.TimedOut(position, policy.CallDeadline) : failure is not null ? BatchResults.CallFailed(position, failure) : BatchResults.NoAnswer(position);
+                }
+            }
+        }
+
+        if (policy.OrderingGroup is { } group)
+        {
+            for (int i = 0; i < batch.Count; i++)
+            {
+                if (!results[i].Succeeded && results[i].ErrorCode != BatchResults.WithdrawnCode && group(batch[i]) is { } failedGroup)
+                {
+                    (lane.FailedGroups ??= [])[failedGroup] = results[i]; // read and written by the lane's one call at a time
+                }
+            }
+        }
+
+        return results;
+    }
+
+    /// <summary>The entries that may go, and their positions; those of a group that failed earlier get their result now.</summary>
+    private static (List<TEntry> Sending, int[]? Positions) WithoutFailedGroups(List<TEntry> batch, Func<object, object?> groupOf, Dictionary<object, BatchEntryResult> failedGroups, BatchEntryResult[] results)
+    {
+        var sending = new List<TEntry>(batch.Count);
+        var positions = new List<int>(batch.Count);
+        for (int i = 0; i < batch.Count; i++)
+        {
+            if (groupOf(batch[i]) is { } group && failedGroups.TryGetValue(group, out BatchEntryResult earlier))
+            {
+                results[i] = BatchResults.GroupFailedEarlier(i, group, earlier);
+            }
+            else
+            {
+                sending.Add(batch[i]);
+                positions.Add(i);
+            }
+        }
+
+        return sending.Count == batch.Count ? (batch, null) : (sending, [.. positions]);
+    }
+
+    /// <summary>Once a call's task has ended (in time or, abandoned, later): its deadline is released and the callback hears of it.</summary>
+    private async Task EndedAsync(Task call, TKey key, List<TEntry> entries, CancellationTokenSource deadline)
+    {
+        try
+        {
+            await call.ConfigureAwait(false);
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            // The call's failure is the batch's to report; here only its end counts.
+        }
+        finally
+        {
+            deadline.Dispose();
+        }
+
+        _callEnded?.Invoke(key, entries);
+    }
+
+    /// <summary>A lane: its open batch, its closed batches waiting to go, its calls under way, and its timer.</summary>
+    private sealed class Lane(TKey key, BatchPolicy policy)
+    {
+        public TKey Key { get; } = key;
+
+        public BatchPolicy Policy { get; } = policy;
+
+        public Batcher<TKey, TEntry>? Batcher { get; set; }
+
+        public List<TEntry>? Open { get; set; }
+
+        public DateTimeOffset OpenedAt { get; set; }
+
+        public DateTimeOffset LastAdded { get; set; }
+
+        public Queue<List<TEntry>> Closed { get; } = new();
+
+        public int Running { get; set; }
+
+        public bool IdleFlush { get; set; }
+
+        public ITimer? Timer { get; set; }
+
+        public DateTimeOffset? ArmedFor { get; set; }
+
+        public Dictionary<object, BatchEntryResult>? FailedGroups { get; set; }
+    }
+}
