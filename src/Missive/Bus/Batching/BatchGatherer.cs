@@ -60,13 +60,35 @@ internal sealed class BatchGatherer : IDisposable
         _ready = new bool[entries];
         _batcher = new Batcher<int, Pending>(
             static _ => Policy,
-            async (_, sending, deadline) =>
-            {
-                using var either = CancellationTokenSource.CreateLinkedTokenSource(deadline, cancellationToken);
-                return await BatchSends.CallAsync(transport, sending, either.Token).ConfigureAwait(false);
-            },
+            (_, sending, deadline) => CallAsync(transport, sending, deadline, cancellationToken),
             (pending, result) => Complete(pending, result, cancellationToken),
             timeProvider);
+    }
+
+    /// <summary>
+    /// One call of the batch's sends, cancelled by its deadline or by the batch's caller. Not a linked token source: its
+    /// disposal would wait for a cancellation callback running on another thread; the registrations are unregistered
+    /// without waiting.
+    /// </summary>
+    private static async Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, IReadOnlyList<Pending> sending, CancellationToken deadline, CancellationToken caller)
+    {
+        if (!caller.CanBeCanceled)
+        {
+            return await BatchSends.CallAsync(transport, sending, deadline).ConfigureAwait(false);
+        }
+
+        var either = new CancellationTokenSource(); // no timer of its own: nothing to dispose
+        CancellationTokenRegistration byDeadline = deadline.Register(static state => ((CancellationTokenSource)state!).Cancel(), either);
+        CancellationTokenRegistration byCaller = caller.Register(static state => ((CancellationTokenSource)state!).Cancel(), either);
+        try
+        {
+            return await BatchSends.CallAsync(transport, sending, either.Token).ConfigureAwait(false);
+        }
+        finally
+        {
+            byDeadline.Unregister();
+            byCaller.Unregister();
+        }
     }
 
     /// <summary>Ends a send; one not sent because its FIFO group failed earlier carries that failure as its inner exception.</summary>

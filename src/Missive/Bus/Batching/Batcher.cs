@@ -31,7 +31,7 @@ namespace Missive.Bus;
 /// </remarks>
 /// <typeparam name="TKey">What names a lane.</typeparam>
 /// <typeparam name="TEntry">An entry.</typeparam>
-internal sealed class Batcher<TKey, TEntry> : IDisposable
+internal sealed partial class Batcher<TKey, TEntry> : IDisposable
     where TKey : notnull
     where TEntry : class
 {
@@ -318,7 +318,20 @@ internal sealed class Batcher<TKey, TEntry> : IDisposable
                 await Task.Yield();
             }
 
-            BatchEntryResult[] results = await CallAsync(lane, batch).ConfigureAwait(false);
+            BatchEntryResult[] results;
+            try
+            {
+                results = await CallAsync(lane, batch).ConfigureAwait(false);
+            }
+            catch (Exception e) when (!ContentSafety.IsFatal(e))
+            {
+                results = new BatchEntryResult[batch.Count]; // not expected: every entry still gets a result
+                for (int i = 0; i < results.Length; i++)
+                {
+                    results[i] = BatchResults.CallFailed(i, e);
+                }
+            }
+
             for (int i = 0; i < batch.Count; i++)
             {
                 try
@@ -350,152 +363,5 @@ internal sealed class Batcher<TKey, TEntry> : IDisposable
             Start(starts, afterCall: true);
             drained?.TrySetResult();
         }
-    }
-
-    /// <summary>The call over a batch, within its deadline: one result per entry, whatever became of the call.</summary>
-    private async Task<BatchEntryResult[]> CallAsync(Lane lane, List<TEntry> batch)
-    {
-        BatchPolicy policy = lane.Policy;
-        var results = new BatchEntryResult[batch.Count];
-        var sending = batch;
-        int[]? positions = null;
-        if (policy.OrderingGroup is { } groupOf && lane.FailedGroups is { } failedGroups)
-        {
-            (sending, positions) = WithoutFailedGroups(batch, groupOf, failedGroups, results);
-        }
-
-        if (sending.Count > 0)
-        {
-            var deadline = new CancellationTokenSource(policy.CallDeadline, _clock);
-            CancellationToken expired = deadline.Token; // read after the source is disposed, when the call ends
-            Task<IReadOnlyList<BatchEntryResult>> task = CallDeadline.Start(token => _call(lane.Key, sending, token), expired);
-            _ = EndedAsync(task, lane.Key, sending, deadline);
-            IReadOnlyList<BatchEntryResult>? answered = null;
-            Exception? failure = null;
-            bool late = false;
-            if (!await CallDeadline.EndsBeforeAsync(task, expired).ConfigureAwait(false))
-            {
-                late = true;
-            }
-            else
-            {
-                try
-                {
-                    answered = await task.ConfigureAwait(false);
-                }
-                catch (OperationCanceledException) when (expired.IsCancellationRequested)
-                {
-                    late = true; // the transport honoured the deadline's token
-                }
-                catch (Exception e) when (!ContentSafety.IsFatal(e))
-                {
-                    failure = e;
-                }
-            }
-
-            var given = new bool[sending.Count];
-            if (answered is not null)
-            {
-                for (int j = 0; j < answered.Count; j++)
-                {
-                    int at = answered[j].Index is >= 0 and var index && index < sending.Count && !given[index] ? index : j;
-                    if (at < sending.Count && !given[at])
-                    {
-                        given[at] = true;
-                        results[positions?[at] ?? at] = answered[j] with { Index = positions?[at] ?? at };
-                    }
-                }
-            }
-
-            for (int j = 0; j < sending.Count; j++)
-            {
-                if (!given[j])
-                {
-                    int position = positions?[j] ?? j;
-                    results[position] = late ? BatchResults.TimedOut(position, policy.CallDeadline) : failure is not null ? BatchResults.CallFailed(position, failure) : BatchResults.NoAnswer(position);
-                }
-            }
-        }
-
-        if (policy.OrderingGroup is { } group)
-        {
-            for (int i = 0; i < batch.Count; i++)
-            {
-                if (!results[i].Succeeded && results[i].ErrorCode != BatchResults.WithdrawnCode && group(batch[i]) is { } failedGroup)
-                {
-                    (lane.FailedGroups ??= [])[failedGroup] = results[i]; // read and written by the lane's one call at a time
-                }
-            }
-        }
-
-        return results;
-    }
-
-    /// <summary>The entries that may go, and their positions; those of a group that failed earlier get their result now.</summary>
-    private static (List<TEntry> Sending, int[]? Positions) WithoutFailedGroups(List<TEntry> batch, Func<object, object?> groupOf, Dictionary<object, BatchEntryResult> failedGroups, BatchEntryResult[] results)
-    {
-        var sending = new List<TEntry>(batch.Count);
-        var positions = new List<int>(batch.Count);
-        for (int i = 0; i < batch.Count; i++)
-        {
-            if (groupOf(batch[i]) is { } group && failedGroups.TryGetValue(group, out BatchEntryResult earlier))
-            {
-                results[i] = BatchResults.GroupFailedEarlier(i, group, earlier);
-            }
-            else
-            {
-                sending.Add(batch[i]);
-                positions.Add(i);
-            }
-        }
-
-        return sending.Count == batch.Count ? (batch, null) : (sending, [.. positions]);
-    }
-
-    /// <summary>Once a call's task has ended (in time or, abandoned, later): its deadline is released and the callback hears of it.</summary>
-    private async Task EndedAsync(Task call, TKey key, List<TEntry> entries, CancellationTokenSource deadline)
-    {
-        try
-        {
-            await call.ConfigureAwait(false);
-        }
-        catch (Exception e) when (!ContentSafety.IsFatal(e))
-        {
-            // The call's failure is the batch's to report; here only its end counts.
-        }
-        finally
-        {
-            deadline.Dispose();
-        }
-
-        _callEnded?.Invoke(key, entries);
-    }
-
-    /// <summary>A lane: its open batch, its closed batches waiting to go, its calls under way, and its timer.</summary>
-    private sealed class Lane(TKey key, BatchPolicy policy)
-    {
-        public TKey Key { get; } = key;
-
-        public BatchPolicy Policy { get; } = policy;
-
-        public Batcher<TKey, TEntry>? Batcher { get; set; }
-
-        public List<TEntry>? Open { get; set; }
-
-        public DateTimeOffset OpenedAt { get; set; }
-
-        public DateTimeOffset LastAdded { get; set; }
-
-        public Queue<List<TEntry>> Closed { get; } = new();
-
-        public int Running { get; set; }
-
-        public bool IdleFlush { get; set; }
-
-        public ITimer? Timer { get; set; }
-
-        public DateTimeOffset? ArmedFor { get; set; }
-
-        public Dictionary<object, BatchEntryResult>? FailedGroups { get; set; }
     }
 }

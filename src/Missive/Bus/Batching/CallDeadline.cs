@@ -10,33 +10,6 @@ namespace Missive.Bus;
 /// </summary>
 internal static class CallDeadline
 {
-    /// <summary>
-    /// Calls <paramref name="call"/> with a token cancelled after <paramref name="deadline"/> on <paramref name="clock"/>,
-    /// and returns its result if it ends by then.
-    /// </summary>
-    /// <exception cref="TimeoutException">The call had not ended when its deadline fired (it was abandoned), or it ended cancelled by the deadline.</exception>
-    public static async Task<T> CallAsync<T>(Func<CancellationToken, Task<T>> call, TimeSpan deadline, TimeProvider clock, string what)
-    {
-        using var cancel = new CancellationTokenSource(deadline, clock);
-        Task<T> task = Start(call, cancel.Token);
-        if (!await EndsBeforeAsync(task, cancel.Token).ConfigureAwait(false))
-        {
-            throw TimedOut(what, deadline, null);
-        }
-
-        try
-        {
-            return await task.ConfigureAwait(false);
-        }
-        catch (OperationCanceledException e) when (cancel.IsCancellationRequested)
-        {
-            throw TimedOut(what, deadline, e); // the transport honoured the deadline's token
-        }
-    }
-
-    private static TimeoutException TimedOut(string what, TimeSpan deadline, Exception? inner)
-        => new($"{what} did not answer within {deadline.TotalSeconds:0.###} s: it was abandoned (it may still land).", inner);
-
     /// <summary>Starts <paramref name="call"/>, a synchronous throw made a faulted task.</summary>
     public static Task<T> Start<T>(Func<CancellationToken, Task<T>> call, CancellationToken cancellationToken)
     {
@@ -51,31 +24,36 @@ internal static class CallDeadline
     }
 
     /// <summary>
-    /// Whether <paramref name="call"/> ends before <paramref name="deadline"/> fires. A call still running then is left
-    /// to end on its own, its failure observed.
+    /// Whether <paramref name="call"/> ends within <paramref name="deadline"/> on <paramref name="clock"/>. A call still
+    /// running then is left to end on its own, its failure observed. The wait is a timer completing a task (as
+    /// <see cref="ClockDelay"/>), not a token's callback.
     /// </summary>
-    public static async Task<bool> EndsBeforeAsync(Task call, CancellationToken deadline)
+    public static Task<bool> EndsWithinAsync(Task call, TimeProvider clock, TimeSpan deadline)
     {
         if (call.IsCompleted)
         {
-            return true;
+            return Task.FromResult(true);
         }
 
-        var fired = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously);
-        CancellationTokenRegistration registration = deadline.Register(static state => ((TaskCompletionSource)state!).TrySetResult(), fired);
+        var ended = new TaskCompletionSource<bool>(TaskCreationOptions.RunContinuationsAsynchronously);
+        ITimer timer = clock.CreateTimer(static state => ((TaskCompletionSource<bool>)state!).TrySetResult(false), ended, deadline, Timeout.InfiniteTimeSpan);
+        _ = SignalWhenEndedAsync(call, ended, timer);
+        return ended.Task;
+    }
+
+    /// <summary>Waits for the call (observing its failure), then says it ended, unless its deadline said so first.</summary>
+    private static async Task SignalWhenEndedAsync(Task call, TaskCompletionSource<bool> ended, ITimer timer)
+    {
         try
         {
-            if (await Task.WhenAny(call, fired.Task).ConfigureAwait(false) == call)
-            {
-                return true;
-            }
-
-            _ = call.ContinueWith(static t => _ = t.Exception, CancellationToken.None, TaskContinuationOptions.OnlyOnFaulted | TaskContinuationOptions.ExecuteSynchronously, TaskScheduler.Default);
-            return false;
+            await call.ConfigureAwait(false);
         }
-        finally
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
         {
-            registration.Unregister(); // a callback under way completes a task no one waits for
+            // Observed here; the caller reads the call's outcome itself when it ended in time.
         }
+
+        timer.Dispose();
+        ended.TrySetResult(true);
     }
 }

@@ -145,26 +145,30 @@ internal sealed class VisibilityHeartbeat : IDisposable
     /// <param name="deadline">How long each call may take; <c>null</c> for one visibility timeout.</param>
     public Task SetVisibilityAsync(IReadOnlyList<SqsMessage> messages, TimeSpan visibility, TimeSpan? deadline = null)
     {
+        if (messages.Count == 0)
+        {
+            return Task.CompletedTask;
+        }
+
         DateTimeOffset visibleAt = _timeProvider.GetUtcNow() + visibility;
         var changes = new Change[messages.Count];
-        var done = new Task[messages.Count];
+        var done = new Countdown(messages.Count);
         lock (_gate)
         {
             for (int i = 0; i < changes.Length; i++)
             {
                 SqsMessage message = messages[i];
-                changes[i] = new Change(message, visibleAt, done: true);
-                done[i] = changes[i].Done!.Task;
+                changes[i] = new Change(message, visibleAt, done);
                 _messages.Remove(message.ReceiptHandle);
                 if (_extensionsNotEnded.ContainsKey(message.ReceiptHandle))
                 {
-                    _redo[message.ReceiptHandle] = new Change(message, visibleAt, done: false);
+                    _redo[message.ReceiptHandle] = new Change(message, visibleAt);
                 }
             }
         }
 
         _batcher.AddRange(new Lane(Extension: false, visibility, deadline ?? _visibilityTimeout), changes, flush: true);
-        return Task.WhenAll(done);
+        return done.Task;
     }
 
     public void Dispose()
@@ -186,7 +190,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
             {
                 if (entry is { Lost: false, Extension: null } && entry.VisibleAt <= dueBefore)
                 {
-                    var change = new Change(entry.Message, now + _visibilityTimeout, done: false);
+                    var change = new Change(entry.Message, now + _visibilityTimeout);
                     (due ??= []).Add(change);
                 }
             }
@@ -225,12 +229,18 @@ internal sealed class VisibilityHeartbeat : IDisposable
     {
         if (change.Done is { } done)
         {
-            if (result.Outcome is not (BatchEntryOutcome.Succeeded or BatchEntryOutcome.ReceiptGone))
+            try
             {
-                BusLog.VisibilityChangeFailed(_logger, 1, change.Message.MessageId, _queue, change.VisibleAt - _timeProvider.GetUtcNow(), BatchSends.EntryFailed(result));
+                if (result.Outcome is not (BatchEntryOutcome.Succeeded or BatchEntryOutcome.ReceiptGone))
+                {
+                    BusLog.VisibilityChangeFailed(_logger, 1, change.Message.MessageId, _queue, change.VisibleAt - _timeProvider.GetUtcNow(), BatchSends.EntryFailed(result));
+                }
+            }
+            finally
+            {
+                done.Signal();
             }
 
-            done.TrySetResult();
             return;
         }
 
@@ -336,7 +346,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
                 byVisibility[seconds] = changes = [];
             }
 
-            changes.Add(new Change(change.Message, change.VisibleAt, done: false));
+            changes.Add(new Change(change.Message, change.VisibleAt));
         }
 
         foreach ((long seconds, List<Change> changes) in byVisibility)
@@ -352,12 +362,29 @@ internal sealed class VisibilityHeartbeat : IDisposable
     private readonly record struct Lane(bool Extension, TimeSpan Visibility, TimeSpan Deadline);
 
     /// <summary>One message's visibility change: when it is to show again, and, for a release or retry delay, its caller's wait.</summary>
-    private sealed class Change(SqsMessage message, DateTimeOffset visibleAt, bool done)
+    private sealed class Change(SqsMessage message, DateTimeOffset visibleAt, Countdown? done = null)
     {
         public SqsMessage Message { get; } = message;
 
         public DateTimeOffset VisibleAt { get; } = visibleAt;
 
-        public TaskCompletionSource? Done { get; } = done ? new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) : null;
+        public Countdown? Done { get; } = done;
+    }
+
+    /// <summary>The wait of one release or retry delay: it ends when each of its messages' entries has its result.</summary>
+    private sealed class Countdown(int count)
+    {
+        private readonly TaskCompletionSource _done = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private int _left = count;
+
+        public Task Task => _done.Task;
+
+        public void Signal()
+        {
+            if (Interlocked.Decrement(ref _left) == 0)
+            {
+                _done.TrySetResult();
+            }
+        }
     }
 }

@@ -1,0 +1,39 @@
+using System;
+using System.Collections.Generic;
+using System.Threading;
+using System.Threading.Tasks;
+using Missive.Transport;
+
+namespace Missive.Bus;
+
+/// <content>A lane's state.</content>
+internal sealed partial class Batcher<TKey, TEntry>
+{
+    /// <summary>A lane: its open batch, its closed batches waiting to go, its calls under way, and its timer.</summary>
+    private sealed class Lane(TKey key, BatchPolicy policy)
+    {
+        public TKey Key { get; } = key;
+
+        public BatchPolicy Policy { get; } = policy;
+
+        public Batcher<TKey, TEntry>? Batcher { get; set; }
+
+        public List<TEntry>? Open { get; set; }
+
+        public DateTimeOffset OpenedAt { get; set; }
+
+        public DateTimeOffset LastAdded { get; set; }
+
+        public Queue<List<TEntry>> Closed { get; } = new();
+
+        public int Running { get; set; }
+
+        public bool IdleFlush { get; set; }
+
+        public ITimer? Timer { get; set; }
+
+        public DateTimeOffset? ArmedFor { get; set; }
+
+        public Dictionary<object, BatchEntryResult>? FailedGroups { get; set; }
+    }
+}
