@@ -37,6 +37,33 @@ public sealed class MessagePumpTests
         Assert.Equal(1, script.Started);
     }
 
+    /// <summary>
+    /// The same slow handler while every core is kept busy: twice as many spinning processes as cores run for the whole
+    /// test (<see cref="CpuBurner"/>), so the pump's timers and continuations wait for the scheduler, as on a loaded
+    /// machine. The heartbeat extends once a quarter of the visibility timeout has passed, ticking every eighth, so a
+    /// late or failed extension still leaves several more before the message would show again.
+    /// </summary>
+    [Fact]
+    public async Task SlowHandler_LongerThanTheVisibilityTimeout_IsHandledOnce_WithEveryCoreBusy()
+    {
+        using var burner = new CpuBurner(Environment.ProcessorCount * 2);
+        var script = new Script { Delay = TimeSpan.FromSeconds(5) };
+        var broker = new InMemoryBroker();
+        broker.CreateQueue("work");
+        using IHost host = Host(broker, script, o => o.VisibilityTimeout = TimeSpan.FromSeconds(2));
+        await host.StartAsync();
+
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
+        await script.Finished(1).WaitAsync(Patience);
+        await WaitUntil(() => broker.GetQueue("work").Count == 0);
+        TimeSpan burnt = burner.ProcessorTime;
+        await host.StopAsync();
+
+        Assert.True(burnt > TimeSpan.FromSeconds(2), $"the burners used {burnt} of processor time"); // the cores were busy
+        Assert.Equal([1], script.ReceiveCounts);
+        Assert.Equal(1, script.Started);
+    }
+
     [Fact]
     public async Task HandledMessages_AreDeletedInBatches()
     {

@@ -18,7 +18,7 @@ public sealed class VisibilityHeartbeatTests
     private static SqsMessage Message(string id) => new() { Body = "{}", MessageId = id, ReceiptHandle = "receipt-" + id };
 
     [Fact]
-    public async Task AMessageHandledWithinHalfItsVisibility_CostsNoCall()
+    public async Task AMessageHandledWithinAQuarterOfItsVisibility_CostsNoCall()
     {
         var clock = new FakeTimeProvider();
         var transport = new ScriptedVisibilityTransport(clock);
@@ -26,7 +26,7 @@ public sealed class VisibilityHeartbeatTests
         SqsMessage message = Message("m1");
 
         heartbeat.Hold(message);
-        clock.Advance(TimeSpan.FromSeconds(3.9));
+        clock.Advance(TimeSpan.FromSeconds(1.9));
         heartbeat.Drop(message);
         clock.Advance(TimeSpan.FromMinutes(5));
 
@@ -35,7 +35,7 @@ public sealed class VisibilityHeartbeatTests
     }
 
     [Fact]
-    public async Task AHeldMessage_IsExtendedByOneTimeout_WhenHalfItsVisibilityIsLeft_WithADeadlineOfAnEighth()
+    public async Task AHeldMessage_IsExtendedByOneTimeout_WhenThreeQuartersOfItsVisibilityAreLeft_WithADeadlineOfAnEighth()
     {
         var clock = new FakeTimeProvider();
         var transport = new ScriptedVisibilityTransport(clock) { AnswerAtOnce = true };
@@ -43,13 +43,13 @@ public sealed class VisibilityHeartbeatTests
         DateTimeOffset received = clock.GetUtcNow();
         heartbeat.Hold(Message("m1"));
 
-        clock.Advance(TimeSpan.FromSeconds(2)); // a tick: 6 s left, not due
+        clock.Advance(TimeSpan.FromSeconds(1)); // a tick: 7 s left, not due
         Assert.Empty(transport.Calls);
-        clock.Advance(TimeSpan.FromSeconds(2)); // a tick: 4 s left, due
+        clock.Advance(TimeSpan.FromSeconds(1)); // a tick: 6 s left, due
         ScriptedVisibilityTransport.Call extension = await transport.WaitForCallsAsync(1);
 
         Assert.Equal(TimeSpan.FromSeconds(8), extension.Visibility);
-        Assert.Equal(received + TimeSpan.FromSeconds(4), extension.At);
+        Assert.Equal(received + TimeSpan.FromSeconds(2), extension.At);
         Assert.Equal(["receipt-m1"], extension.Handles);
         Assert.Equal(TimeSpan.FromSeconds(1), heartbeat.ExtensionDeadline);
         Assert.True(extension.Token.CanBeCanceled);
@@ -115,7 +115,7 @@ public sealed class VisibilityHeartbeatTests
         DateTimeOffset received = clock.GetUtcNow();
         heartbeat.Hold(Message("m1"));
 
-        clock.Advance(TimeSpan.FromSeconds(3)); // ticks at 1.5 s and 3 s: due at 3 s
+        clock.Advance(TimeSpan.FromSeconds(3)); // the clock jumps to 3 s: the ticks it passes see 3 s, and the message is due
         ScriptedVisibilityTransport.Call stalled = await transport.WaitForCallsAsync(1);
         Assert.Equal(received + TimeSpan.FromSeconds(3), stalled.At);
 
@@ -214,7 +214,7 @@ public sealed class VisibilityHeartbeatTests
         clock.Advance(TimeSpan.FromSeconds(4));
         ScriptedVisibilityTransport.Call first = await transport.WaitForCallsAsync(1);
         first.Answer.SetResult([new BatchEntryResult(0, null, "InternalError", "Please try again.", SenderFault: false)]);
-        await Task.Yield();
+        await WaitUntilAsync(() => !heartbeat.ExtensionUnderWay); // the answer taken in, before its deadline
         clock.Advance(TimeSpan.FromSeconds(1)); // the next tick, an eighth later
         ScriptedVisibilityTransport.Call second = await transport.WaitForCallsAsync(2);
 
@@ -235,7 +235,7 @@ public sealed class VisibilityHeartbeatTests
 
         clock.Advance(TimeSpan.FromSeconds(4));
         (await transport.WaitForCallsAsync(1)).Answer.SetResult([new BatchEntryResult(0, null, code, text, SenderFault: true)]);
-        await Task.Yield();
+        await WaitUntilAsync(() => !heartbeat.ExtensionUnderWay); // the answer taken in, before its deadline
         for (int i = 0; i < 16; i++)
         {
             clock.Advance(TimeSpan.FromSeconds(1));

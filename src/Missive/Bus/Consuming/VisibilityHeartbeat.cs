@@ -15,9 +15,9 @@ namespace Missive.Bus;
 /// <remarks>
 /// <list type="bullet">
 /// <item>One timer, ticking every eighth of the visibility timeout, extends by one timeout from now every held message
-/// whose visibility ends within half a timeout and that no extension is under way for: a message is first due at least
-/// three ticks before it would show again, so that a stalled or failed extension leaves time for two more. A message
-/// handled in time costs an entry in a dictionary and no call.</item>
+/// whose visibility ends within three quarters of a timeout and that no extension is under way for: a message is first
+/// due at least five ticks before it would show again, so that a stalled, failed or starved extension leaves time for
+/// several more. A message handled within a quarter of the timeout costs an entry in a dictionary and no call.</item>
 /// <item>Every call has a deadline shorter than what it protects, kept whatever the transport does with its token: an
 /// extension gets an eighth of the visibility timeout (<see cref="ExtensionDeadline"/>); one that does not answer in
 /// time is abandoned and tried again at once, while the messages are still invisible. A release or retry delay gets
@@ -182,7 +182,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
     {
         DateTimeOffset now = _timeProvider.GetUtcNow();
         _health?.HeartbeatRan(now);
-        DateTimeOffset dueBefore = now + (_visibilityTimeout / 2);
+        DateTimeOffset dueBefore = now + (_visibilityTimeout * 3 / 4);
         List<Change>? due = null;
         lock (_gate)
         {
