@@ -17,9 +17,13 @@ namespace Missive.ConcurrencyTests;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>A visibility change may answer at once, stall until its caller gives up (once per receipt, so a heartbeat
-/// that tries again at once keeps its messages), or land half a second late (taking effect then).</item>
-/// <item>A delete may fail whole (the messages come back: at least once).</item>
+/// <item>A receive may fail whole (a transient service error).</item>
+/// <item>A visibility change may answer at once, land half a second late (taking effect then), or meet one fault per
+/// receipt at most (what the heartbeat's margin promises to absorb): stall until its caller gives up; ignore its token
+/// and land after its caller abandoned it (a transport that cannot take back a request it sent); or fail the entry on
+/// the service's side (an internal error or throttling, not applied).</item>
+/// <item>A delete may fail whole, or fail some entries on the service's side (not deleted): the messages come back, at
+/// least once.</item>
 /// <item>Every delivery checks that the message's handler is not running (it may not be delivered again within the
 /// heartbeat's reach); the changes applied to each receipt are kept, to check that no release or retry delay was
 /// undone by an extension that landed after it.</item>
@@ -31,7 +35,7 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
     private readonly Generator _random = Generator.Create();
     private readonly List<Stored> _messages = [];
     private readonly List<Change> _changes = [];
-    private readonly HashSet<string> _stalled = new(StringComparer.Ordinal);
+    private readonly HashSet<string> _faulted = new(StringComparer.Ordinal); // receipts that met their one fault
     private int _receipts;
 
     public bool IsReceiveCancellationSafe => true;
@@ -62,6 +66,11 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         while (true)
         {
             await Task.Yield();
+            if (_random.NextInteger(8) == 0)
+            {
+                throw new MessageTransportException("InternalError: the receive failed") { StatusCode = 500, IsTransient = true };
+            }
+
             List<SqsMessage> received = Take(maxMessages);
             if (received.Count > 0 || clock.GetUtcNow() >= until)
             {
@@ -85,27 +94,35 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         }
 
         await Task.Yield();
-        int fault = _random.NextInteger(3);
-        bool stall;
+        int fault = _random.NextInteger(6);
+        bool faulted;
         lock (_gate)
         {
-            // A receipt's change stalls once at most: a heartbeat that tries again at once keeps its message.
-            stall = fault == 1 && !receiptHandles.Any(_stalled.Contains);
-            if (stall)
+            // One fault per receipt at most (stall, land after abandoned, entry failure): the heartbeat's margin absorbs one.
+            faulted = fault is 1 or 3 or 4 && !receiptHandles.Any(_faulted.Contains);
+            if (faulted)
             {
-                _stalled.UnionWith(receiptHandles);
+                _faulted.UnionWith(receiptHandles);
             }
         }
 
-        if (stall)
+        if (faulted && fault == 1)
         {
             await ClockDelay.WaitAsync(clock, Timeout.InfiniteTimeSpan, cancellationToken); // until its caller gives up
+        }
+
+        if (faulted && fault == 3)
+        {
+            // Not cancellation-safe: the request was sent, and lands after its caller's deadline abandoned it.
+            await ClockDelay.WaitAsync(clock, (visibilityTimeout / 8) + TimeSpan.FromMilliseconds(250), CancellationToken.None);
         }
 
         if (fault == 2)
         {
             await ClockDelay.WaitAsync(clock, TimeSpan.FromMilliseconds(500), CancellationToken.None); // lands late, and takes effect then
         }
+
+        bool entriesFail = faulted && fault == 4;
 
         lock (_gate)
         {
@@ -117,6 +134,15 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
                 if (message is null)
                 {
                     results[i] = new BatchEntryResult(i, null, "ReceiptHandleIsInvalid", "stale", SenderFault: true);
+                    continue;
+                }
+
+                if (entriesFail && _random.NextBoolean())
+                {
+                    // Failed on the service's side: not applied, and not the sender's fault.
+                    results[i] = _random.NextBoolean()
+                        ? new BatchEntryResult(i, null, "InternalError", "Please try again.", SenderFault: false)
+                        : new BatchEntryResult(i, null, "ThrottlingException", "Rate exceeded.", SenderFault: false);
                     continue;
                 }
 
@@ -137,12 +163,20 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
             throw new MessageTransportException("InternalError: the delete failed") { StatusCode = 500, IsTransient = true };
         }
 
+        bool entriesFail = _random.NextInteger(4) == 0;
+
         lock (_gate)
         {
             var results = new BatchEntryResult[receiptHandles.Count];
             for (int i = 0; i < results.Length; i++)
             {
                 Stored? message = _messages.FirstOrDefault(m => m.Receipt == receiptHandles[i] && !m.Deleted);
+                if (message is not null && entriesFail && _random.NextBoolean())
+                {
+                    results[i] = new BatchEntryResult(i, null, "InternalError", "Please try again.", SenderFault: false);
+                    continue;
+                }
+
                 if (message is not null)
                 {
                     message.Deleted = true;
