@@ -58,6 +58,17 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheCoalescingSnippet_PublishesConcurrentOrders_InSharedCalls()
+    {
+        using ServiceProvider services = Coalescing.Services().BuildServiceProvider();
+        Missive.Bus.IMessagePublisher publisher = services.GetRequiredService<Missive.Bus.IMessagePublisher>();
+
+        await Task.WhenAll(Enumerable.Range(0, 20).Select(i => publisher.PublishAsync(new OrderPlaced("ORD-" + i, i))));
+
+        Assert.Equal(20, services.GetRequiredService<Missive.InMemory.InMemoryBroker>().GetQueue("orders").Count);
+    }
+
+    [Fact]
     public async Task TheHealthChecksSnippet_ReportsThePollerAndPublishing_ReadyOnceTheHostRuns()
     {
         using Microsoft.Extensions.Hosting.IHost host = HealthChecksWiring.BuildWorker(["--Logging:LogLevel:Default=Warning"]);

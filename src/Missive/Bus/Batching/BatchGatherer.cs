@@ -52,6 +52,7 @@ internal sealed class BatchGatherer : IDisposable
     private readonly Batcher<int, Pending> _batcher;
     private readonly Dictionary<Pending.FifoGroupKey, Exception> _failedGroups = []; // written by the completions, one call at a time
     private int _next; // the first message not yet in the lane
+    private readonly List<Pending> _run = []; // what the feeding thread puts in next (one feeder at a time)
     private bool _feeding; // a thread is putting ready messages into the lane, in order
 
     public BatchGatherer(IMessageTransport transport, int entries, TimeProvider timeProvider, CancellationToken cancellationToken)
@@ -144,15 +145,15 @@ internal sealed class BatchGatherer : IDisposable
 
         while (true)
         {
-            List<Pending>? run = null;
             bool last;
+            _run.Clear();
             lock (_gate)
             {
                 while (_next < _ready.Length && _ready[_next])
                 {
                     if (_requests[_next] is { } request)
                     {
-                        (run ??= []).Add(request);
+                        _run.Add(request);
                         _requests[_next] = null; // the lane holds it now
                     }
 
@@ -160,16 +161,16 @@ internal sealed class BatchGatherer : IDisposable
                 }
 
                 last = _next == _ready.Length;
-                if (run is null && !last)
+                if (_run.Count == 0 && !last)
                 {
                     _feeding = false;
                     return;
                 }
             }
 
-            if (run is not null)
+            if (_run.Count > 0)
             {
-                _batcher.AddRange(Lane, run, flush: last);
+                _batcher.AddRange(Lane, _run, flush: last); // the lane copies them: the list is this feeder's again
             }
             else
             {

@@ -27,6 +27,12 @@ internal sealed record BatchPolicy
     /// <summary>Gets whether an entry that finds its lane with no call under way or waiting goes at once (no wait at low load).</summary>
     public bool SendWhenIdle { get; init; }
 
+    /// <summary>
+    /// Gets whether a call starts on the thread pool rather than on the thread that closes its batch: the sends that come
+    /// meanwhile then gather behind it even when the transport answers at once (a group commit's first call).
+    /// </summary>
+    public bool StartOffThread { get; init; }
+
     /// <summary>Gets how many calls of the lane may be under way at once; 1 makes them go one after another, in order.</summary>
     public int MaxConcurrentCalls { get; init; } = int.MaxValue;
 

@@ -35,6 +35,9 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
     where TKey : notnull
     where TEntry : class
 {
+    /// <summary>How many lanes are kept while idle (a destination's lane lives on between its calls).</summary>
+    private const int RetainedLanes = 16;
+
     private readonly object _gate = new();
     private readonly Dictionary<TKey, Lane> _lanes = [];
     private readonly Func<TKey, BatchPolicy> _policyOf;
@@ -237,9 +240,9 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             (starts ??= []).Add((lane, batch));
         }
 
-        if (lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null)
+        if (_lanes.Count > RetainedLanes && lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null)
         {
-            _lanes.Remove(lane.Key); // nothing left of it: a later entry opens it anew
+            _lanes.Remove(lane.Key); // many lanes (a heartbeat's retry delays of many lengths): an idle one goes, a later entry opens it anew
             lane.Timer?.Dispose();
         }
     }
@@ -305,7 +308,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
 
         foreach ((Lane lane, List<TEntry> batch) in starts)
         {
-            _ = RunAsync(lane, batch, afterCall);
+            _ = RunAsync(lane, batch, afterCall || lane.Policy.StartOffThread);
         }
     }
 

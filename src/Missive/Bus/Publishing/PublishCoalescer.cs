@@ -35,7 +35,7 @@ internal sealed class PublishCoalescer : IMessageTransport, IDisposable
     public PublishCoalescer(IMessageTransport transport, TimeSpan window, TimeProvider timeProvider)
     {
         _transport = transport;
-        var policy = new BatchPolicy { MaxWait = window, SendWhenIdle = true, MaxConcurrentCalls = 1, CallDeadline = BatchSends.CallDeadline };
+        var policy = new BatchPolicy { MaxWait = window, SendWhenIdle = true, StartOffThread = true, MaxConcurrentCalls = 1, CallDeadline = BatchSends.CallDeadline };
         _batcher = new Batcher<(int Kind, string Destination), Pending>(
             _ => policy,
             (_, entries, token) => BatchSends.CallAsync(_transport, entries, token),
