@@ -177,7 +177,7 @@ internal sealed partial class Batcher<TKey, TEntry>
     private sealed class Deadline
     {
         private readonly CancellationTokenSource _source = new(); // no timer of its own: the batcher's timer fires it
-        private readonly TaskCompletionSource<bool> _ended = new(TaskCreationOptions.RunContinuationsAsynchronously);
+        private readonly TaskCompletionSource<bool> _ended = new(); // the batch goes on inline where the call ended, as an await of the call would
 
         public CancellationToken Token => _source.Token;
 

@@ -265,9 +265,9 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             due = lane.LastAdded + idle;
         }
 
-        if (due is null || _disposed || due == lane.ArmedFor)
+        if (due is null || _disposed || (lane.ArmedFor is { } armed && armed <= due))
         {
-            return;
+            return; // armed for no later: when it fires, the batch is looked at again and the timer armed for what is left
         }
 
         lane.ArmedFor = due;
