@@ -61,6 +61,11 @@ internal static class BatchEntryRetry
                 }
             }
 
+            if (again is not null && cancellationToken.IsCancellationRequested)
+            {
+                return; // cancelled: nothing is sent again, and the entries keep their last outcome
+            }
+
             if (again is null)
             {
                 if (tokens > 0)
