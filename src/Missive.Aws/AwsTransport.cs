@@ -168,14 +168,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        var results = new BatchEntryResult[requests.Count];
-        foreach (KeyValuePair<string, List<(int, SqsSendRequest)>> queue in GroupBy(requests, static r => r.QueueName))
-        {
-            string name = queue.Key;
-            await SendToOneDestinationAsync(queue.Value, IsFifoQueue(name), (entries, ct) => _sqs.SendBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
-        }
-
-        return results;
+        return await BatchEntryRetry.SendByDestinationAsync(Retry, requests, static r => r.QueueName, IsFifoQueue, _sqs.SendBatchAsync, cancellationToken).ConfigureAwait(false);
     }
 
     /// <inheritdoc />
@@ -186,14 +179,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public async Task<IReadOnlyList<BatchEntryResult>> PublishBatchAsync(IReadOnlyList<SnsPublishRequest> requests, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(requests);
-        var results = new BatchEntryResult[requests.Count];
-        foreach (KeyValuePair<string, List<(int, SnsPublishRequest)>> topic in GroupBy(requests, static r => r.TopicArn))
-        {
-            string name = topic.Key;
-            await SendToOneDestinationAsync(topic.Value, IsFifoTopic(name), (entries, ct) => _sns.PublishBatchAsync(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
-        }
-
-        return results;
+        return await BatchEntryRetry.SendByDestinationAsync(Retry, requests, static r => r.TopicArn, IsFifoTopic, _sns.PublishBatchAsync, cancellationToken).ConfigureAwait(false);
     }
 
     /// <summary>Puts several events on EventBridge: the former name of <see cref="PutEventBatchAsync"/>.</summary>
@@ -212,15 +198,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public async Task<IReadOnlyList<BatchEntryResult>> PutEventBatchAsync(IReadOnlyList<EventBridgeEntry> entries, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entries);
-        var results = new BatchEntryResult[entries.Count];
-        var indexed = new (int, EventBridgeEntry)[entries.Count];
-        for (int i = 0; i < indexed.Length; i++)
-        {
-            indexed[i] = (i, entries[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(entries)));
-        }
-
-        await SendToOneDestinationAsync(indexed, ordered: false, _eventBridge.PutEventBatchAsync, results, cancellationToken).ConfigureAwait(false);
-        return results;
+        return await BatchEntryRetry.SendByDestinationAsync(Retry, entries, static _ => string.Empty, static _ => false, (_, indexed, ct) => _eventBridge.PutEventBatchAsync(indexed, ct), cancellationToken).ConfigureAwait(false);
     }
 
     /// <inheritdoc />
@@ -270,40 +248,6 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     internal static DelegatingHandler CreateSigningHandler(Amazon.Runtime.AWSCredentials credentials, Amazon.RegionEndpoint region, string signingName, HttpMessageHandler inner, DateTime? signedAt = null)
         => new SigV4Handler(new SigV4Signer(credentials, region.SystemName, signingName, TimeProvider.System, signedAt), inner);
 
-    /// <summary>
-    /// The entries of one queue, topic or bus in its batch calls, failed entries sent again as the retry mode allows: a
-    /// failure or a cancellation before any call (the queue's URL cannot be resolved) becomes each entry's own, so the
-    /// other destinations of the batch keep their results; a cancellation is never thrown over entries.
-    /// </summary>
-    private async Task SendToOneDestinationAsync<T>(IReadOnlyList<(int Index, T Item)> entries, bool ordered, Func<IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, BatchEntryResult[] results, CancellationToken cancellationToken)
-    {
-        try
-        {
-            await BatchEntryRetry.SendAsync(Retry, entries, ordered, call, results, cancellationToken).ConfigureAwait(false);
-        }
-        catch (MessageTransportException e)
-        {
-            Fail(entries, results, BatchEntryResult.Failure(0, e, BatchEntryOutcome.NotSent)); // nothing of this destination was sent
-        }
-        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
-        {
-            // Cancelled before this destination's first call (resolving its URL): never thrown over another's results.
-            Fail(entries, results, BatchEntryResult.Failure(0, BatchCalls.Cancelled("The batch", underWay: false), BatchEntryOutcome.NotSent));
-        }
-    }
-
-    /// <summary>Gives <paramref name="failure"/> to each of <paramref name="entries"/> that has no result yet.</summary>
-    private static void Fail<T>(IReadOnlyList<(int Index, T Item)> entries, BatchEntryResult[] results, BatchEntryResult failure)
-    {
-        foreach ((int index, _) in entries)
-        {
-            if (results[index] == default)
-            {
-                results[index] = failure with { Index = index };
-            }
-        }
-    }
-
     /// <summary>Whether a queue, by its name or URL or by the URL configured for its name, is FIFO (<see cref="FifoRule"/>).</summary>
     private bool IsFifoQueue(string queue)
         => FifoRule.IsFifo(queue) || (_queueUrls.TryGetValue(queue, out Uri? url) && FifoRule.IsFifo(url.AbsolutePath));
@@ -311,22 +255,4 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// <summary>Whether a topic, by its ARN or by the ARN configured for its name, is FIFO (<see cref="FifoRule"/>).</summary>
     private bool IsFifoTopic(string topic)
         => FifoRule.IsFifo(topic) || (_topicArns.TryGetValue(topic, out string? arn) && FifoRule.IsFifo(arn));
-
-    private static Dictionary<string, List<(int, T)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
-    {
-        var groups = new Dictionary<string, List<(int, T)>>(StringComparer.Ordinal);
-        for (int i = 0; i < items.Count; i++)
-        {
-            T item = items[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(items));
-            string name = key(item);
-            if (!groups.TryGetValue(name, out List<(int, T)>? group))
-            {
-                groups[name] = group = [];
-            }
-
-            group.Add((i, item));
-        }
-
-        return groups;
-    }
 }

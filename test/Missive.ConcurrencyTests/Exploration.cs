@@ -17,7 +17,8 @@ namespace Missive.ConcurrencyTests;
 /// <item><c>MISSIVE_COYOTE_ITERATIONS</c> sets the iterations of every test (a long run: a million); by default each
 /// test runs the count it gives, sized so that the whole project stays well under two minutes on two cores.</item>
 /// <item><c>MISSIVE_COYOTE_SEED</c> sets the engine's random seed (11 by default, so that CI explores the same
-/// schedules on every run); other seeds explore other schedules.</item>
+/// schedules on every run); other seeds explore other schedules, and <c>new</c> draws a seed for each test. Every test
+/// writes its seed to its output (<c>Coyote seed: N</c>), and a failure names it.</item>
 /// <item><c>MISSIVE_COYOTE_REPLAY</c> names a trace file written by a failing run: the test then replays that one
 /// schedule (<c>artifacts/coyote/&lt;test&gt;.trace</c>).</item>
 /// </list>
@@ -25,13 +26,15 @@ namespace Missive.ConcurrencyTests;
 internal static class Exploration
 {
     /// <summary>The seed of the schedules CI explores.</summary>
-    private const string DefaultSeed = "11";
+    private const uint DefaultSeed = 11;
 
     public static void Run(string name, Func<Task> test, uint iterations, ITestOutputHelper? output = null)
     {
         string? replay = Environment.GetEnvironmentVariable("MISSIVE_COYOTE_REPLAY");
         string? trace = replay is { Length: > 0 } && Path.GetFileNameWithoutExtension(replay) == name ? File.ReadAllText(replay) : null;
-        (bool found, string report, string schedule, string readable) = Explore(test, Iterations(iterations), trace);
+        uint seed = Seed();
+        (bool found, string report, string schedule, string readable) = Explore(test, Iterations(iterations), seed, trace);
+        output?.WriteLine($"Coyote seed: {seed}");
         output?.WriteLine(report);
         if (found)
         {
@@ -40,7 +43,7 @@ internal static class Exploration
             string file = Path.Combine(directory, name + ".trace");
             File.WriteAllText(file, schedule);
             File.WriteAllText(Path.ChangeExtension(file, ".txt"), readable);
-            Assert.Fail($"{report}{Environment.NewLine}Replay this schedule with MISSIVE_COYOTE_REPLAY={file}");
+            Assert.Fail($"{report}{Environment.NewLine}Seed {seed}. Replay this schedule with MISSIVE_COYOTE_REPLAY={file}");
         }
     }
 
@@ -49,7 +52,7 @@ internal static class Exploration
     /// <paramref name="trace"/> holds; returns whether an invariant broke, the engine's report with the bug, and the
     /// schedule (reproducible and readable) that broke it.
     /// </summary>
-    public static (bool Found, string Report, string Trace, string Readable) Explore(Func<Task> test, uint iterations, string? trace = null)
+    public static (bool Found, string Report, string Trace, string Readable) Explore(Func<Task> test, uint iterations, uint seed, string? trace = null)
     {
         Configuration configuration = Configuration.Create()
             .WithTestingIterations(iterations)
@@ -58,9 +61,7 @@ internal static class Exploration
             .WithTelemetryEnabled(false)
             .WithUncontrolledInvocationStackTraceLoggingEnabled(Environment.GetEnvironmentVariable("MISSIVE_COYOTE_VERBOSE") is "1")
             .WithVerbosityEnabled(Environment.GetEnvironmentVariable("MISSIVE_COYOTE_VERBOSE") is "1" ? Microsoft.Coyote.Logging.VerbosityLevel.Info : Microsoft.Coyote.Logging.VerbosityLevel.None);
-        // A fixed seed by default, so that CI explores the same schedules every run; MISSIVE_COYOTE_SEED explores others.
-        string seed = Environment.GetEnvironmentVariable("MISSIVE_COYOTE_SEED") is { Length: > 0 } given ? given : DefaultSeed;
-        configuration = configuration.WithRandomGeneratorSeed(uint.Parse(seed, System.Globalization.CultureInfo.InvariantCulture));
+        configuration = configuration.WithRandomGeneratorSeed(seed);
 
         if (trace is not null)
         {
@@ -73,6 +74,15 @@ internal static class Exploration
         string report = string.Join(Environment.NewLine, engine.TestReport.BugReports) + Environment.NewLine + engine.GetReport();
         return (found, report, found ? engine.ReproducibleTrace : string.Empty, found ? engine.ReadableTrace : string.Empty);
     }
+
+    /// <summary>A fixed seed by default, so that CI explores the same schedules every run; <c>MISSIVE_COYOTE_SEED</c> explores others.</summary>
+    public static uint Seed()
+        => (Environment.GetEnvironmentVariable("MISSIVE_COYOTE_SEED") ?? string.Empty) switch
+        {
+            "" => DefaultSeed,
+            "new" => (uint)Random.Shared.Next(1, int.MaxValue),
+            string given => uint.Parse(given, System.Globalization.CultureInfo.InvariantCulture),
+        };
 
     private static uint Iterations(uint byDefault)
         => Environment.GetEnvironmentVariable("MISSIVE_COYOTE_ITERATIONS") is { Length: > 0 } set ? uint.Parse(set, System.Globalization.CultureInfo.InvariantCulture) : byDefault;

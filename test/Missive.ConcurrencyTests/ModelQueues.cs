@@ -118,6 +118,12 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
         }
     }
 
+    /// <summary>
+    /// <c>true</c>: the model reads a body only while its call runs, so the bus hands it bodies in pooled arrays, and
+    /// <see cref="IdOf"/> finds out whether one was taken back (cleared) while a call still read it.
+    /// </summary>
+    public bool IsDoneWithBodiesWhenCallsComplete => true;
+
     public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException("the scenarios send in batches");
 
     public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
@@ -130,11 +136,12 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
 
     public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default) => throw new NotSupportedException();
 
-    /// <summary>The note id in a body the bus wrote (<c>"Id":"N-3"</c>).</summary>
+    /// <summary>The note id in a body the bus wrote (<c>"Id":"N-3"</c>); a body already taken back by the bus (its pooled array cleared or reused) breaks an invariant.</summary>
     public static string IdOf(SqsSendRequest request)
     {
-        string body = request.Body;
+        string body = System.Text.Encoding.UTF8.GetString(request.Utf8Body.Span);
         int start = body.IndexOf("\"N-", StringComparison.Ordinal) + 1;
+        Microsoft.Coyote.Specifications.Specification.Assert(start > 0 && body.StartsWith('{'), $"the transport read a body the bus had already taken back while its call ran: '{body[..Math.Min(body.Length, 40)]}'");
         return body[start..body.IndexOf('"', start)];
     }
 

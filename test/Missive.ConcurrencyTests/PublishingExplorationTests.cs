@@ -20,6 +20,7 @@ namespace Missive.ConcurrencyTests;
 /// <item>no hang: everything ends within the fake clock's steps;</item>
 /// <item>exactly one outcome per message, and it is true: a message reported sent was stored once; a message stored and
 /// reported failed carries the error of a call whose answer was lost; a message reported cancelled was not stored;</item>
+/// <item>no body is taken back while a call reads it (the model reads each body from its pooled array when it stores it);</item>
 /// <item>FIFO: a group's messages are stored in the batch's order, and none is stored after an earlier one of its group
 /// failed in an earlier call or was never sent for it.</item>
 /// </list>

@@ -22,6 +22,7 @@ namespace Missive.ConcurrencyTests;
 /// <item>no hang: every message is handled and deleted, and the pump stops, within the fake clock's steps;</item>
 /// <item>no message is delivered again while its handler runs (checked at each delivery);</item>
 /// <item>no release or retry delay is undone by an extension that landed after it;</item>
+/// <item>every pooled buffer went back once, cleared (<see cref="CheckedArrayPool"/>);</item>
 /// <item>FIFO: at most one handler per group at a time, and a message starts only once every earlier message of its
 /// group was handled.</item>
 /// </list>
@@ -45,13 +46,18 @@ public sealed class PumpExplorationTests(ITestOutputHelper output)
         var script = new HandlerScript(clock, random);
         var model = new ModelQueue(clock, VisibilityTimeout, fifo, script.IsRunning);
         string queue = fifo ? "work.fifo" : "work";
+        var pool = new CheckedArrayPool();
         var services = new ServiceCollection();
         services.AddSingleton<Missive.Transport.IMessageTransport>(model);
         services.AddSingleton<TimeProvider>(clock);
         services.AddSingleton(script);
         services.AddMessageBus(bus => bus
             .AddMessageType<Note>("test.note")
-            .ConfigureSerialization(o => o.AllowReflectionFallback = true)
+            .ConfigureSerialization(o =>
+            {
+                o.AllowReflectionFallback = true;
+                o.BufferPool = pool;
+            })
             .AddHandler<Note, ScriptedHandler>()
             .AddQueuePoller(queue, o =>
             {
@@ -62,7 +68,7 @@ public sealed class PumpExplorationTests(ITestOutputHelper output)
                 o.ReceiveErrorDelay = TimeSpan.FromMilliseconds(100);
                 o.MaxReceiveErrorDelay = TimeSpan.FromMilliseconds(200);
             }));
-        using ServiceProvider provider = services.BuildServiceProvider();
+        ServiceProvider provider = services.BuildServiceProvider();
         IEnvelopeFactory factory = provider.GetRequiredService<IEnvelopeFactory>();
         IEnvelopeSerializer serializer = provider.GetRequiredService<IEnvelopeSerializer>();
         for (int i = 0; i < Messages; i++)
@@ -96,6 +102,8 @@ public sealed class PumpExplorationTests(ITestOutputHelper output)
         }
 
         await run;
+        await provider.DisposeAsync();
+        pool.CheckAllReturned("after the poller stopped, the bus disposed");
         model.CheckNoReleaseUndone();
         if (fifo)
         {

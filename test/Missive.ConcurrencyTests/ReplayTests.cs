@@ -12,11 +12,11 @@ public sealed class ReplayTests
     [Fact]
     public void AFailingSchedule_IsReplayedFromItsTrace_AndBreaksTheSameInvariant()
     {
-        (bool found, string report, string trace, _) = Exploration.Explore(LostUpdateAsync, iterations: 200);
+        (bool found, string report, string trace, _) = Exploration.Explore(LostUpdateAsync, iterations: 200, Exploration.Seed());
         Assert.True(found, "the engine did not find the lost update");
         Assert.Contains("an update was lost", report, System.StringComparison.Ordinal);
 
-        (bool again, string replayed, _, _) = Exploration.Explore(LostUpdateAsync, iterations: 1, trace);
+        (bool again, string replayed, _, _) = Exploration.Explore(LostUpdateAsync, iterations: 1, Exploration.Seed(), trace);
 
         Assert.True(again, "the replayed schedule did not break the invariant");
         Assert.Contains("an update was lost", replayed, System.StringComparison.Ordinal);

@@ -12,8 +12,10 @@ namespace Missive.Aws.Protocol;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>Failed on the service's side: <see cref="BatchEntryResult.SenderFault"/> false (throttling, an internal
-/// error); each new call waits as <see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/> says.</item>
+/// <item>Failed on the service's side (<see cref="BatchEntryOutcome.NotSent"/>: throttling, an internal error); each new
+/// call waits as <see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/> says. An entry whose call may have reached the
+/// service (<see cref="BatchEntryOutcome.Unknown"/>) is not sent again: that call had its own retries, and another send
+/// could deliver it twice.</item>
 /// <item>The sender's faults, what is left when the attempts or the quota run out, and the entries of a call sending
 /// them again that fails whole stay as their entries' failures.</item>
 /// <item>A cancellation during a backoff ends the retries: every entry keeps its last outcome, and nothing is thrown
@@ -24,6 +26,44 @@ namespace Missive.Aws.Protocol;
 /// </remarks>
 internal static class BatchEntryRetry
 {
+    /// <summary>
+    /// Sends <paramref name="items"/> destination by destination (in the order each first appears), each as
+    /// <see cref="SendAsync"/> does, and returns one result per item, in order.
+    /// </summary>
+    /// <param name="retry">The transport's retry strategy.</param>
+    /// <param name="items">The entries. Must not hold null.</param>
+    /// <param name="destination">An entry's queue, topic or bus.</param>
+    /// <param name="ordered">Whether a destination is FIFO (then nothing is sent again).</param>
+    /// <param name="call">The batch calls over some entries of one destination: one result per entry given, in order, with the entry's index.</param>
+    /// <param name="cancellationToken">Cancels the calls and the backoff; never thrown over entries.</param>
+    /// <remarks>
+    /// A destination whose calls cannot begin (its URL cannot be resolved, or the caller cancelled first) fails its own
+    /// entries unsent, and the other destinations keep their results.
+    /// </remarks>
+    public static async Task<BatchEntryResult[]> SendByDestinationAsync<T>(AwsRetryStrategy retry, IReadOnlyList<T> items, Func<T, string> destination, Func<string, bool> ordered, Func<string, IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, CancellationToken cancellationToken)
+    {
+        var results = new BatchEntryResult[items.Count];
+        foreach (KeyValuePair<string, List<(int Index, T Item)>> group in GroupBy(items, destination))
+        {
+            string name = group.Key;
+            try
+            {
+                await SendAsync(retry, group.Value, ordered(name), (entries, ct) => call(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
+            }
+            catch (MessageTransportException e)
+            {
+                Fail(group.Value, results, BatchEntryResult.Failure(0, e, BatchEntryOutcome.NotSent)); // nothing of this destination was sent
+            }
+            catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+            {
+                // Cancelled before this destination's first call (resolving its URL): never thrown over another's results.
+                Fail(group.Value, results, BatchEntryResult.Failure(0, BatchCalls.Cancelled("The batch", underWay: false), BatchEntryOutcome.NotSent));
+            }
+        }
+
+        return results;
+    }
+
     /// <summary>Sends <paramref name="entries"/> with <paramref name="call"/>, and again those that failed on the service's side, as the strategy allows.</summary>
     /// <param name="retry">The transport's retry strategy.</param>
     /// <param name="entries">The entries, each with its index in <paramref name="results"/>.</param>
@@ -54,7 +94,7 @@ internal static class BatchEntryRetry
             {
                 BatchEntryResult outcome = outcomes[i];
                 results[outcome.Index] = outcome;
-                if (!outcome.Succeeded && !outcome.SenderFault && !ordered)
+                if (outcome.Outcome == BatchEntryOutcome.NotSent && !ordered)
                 {
                     (again ??= []).Add(entries[i]);
                     throttling |= AwsErrorCodes.IsThrottling(outcome.ErrorCode, null);
@@ -92,5 +132,35 @@ internal static class BatchEntryRetry
 
             entries = again;
         }
+    }
+
+    /// <summary>Gives <paramref name="failure"/> to each of <paramref name="entries"/> that has no result yet.</summary>
+    private static void Fail<T>(List<(int Index, T Item)> entries, BatchEntryResult[] results, BatchEntryResult failure)
+    {
+        foreach ((int index, _) in entries)
+        {
+            if (results[index] == default)
+            {
+                results[index] = failure with { Index = index };
+            }
+        }
+    }
+
+    private static Dictionary<string, List<(int Index, T Item)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
+    {
+        var groups = new Dictionary<string, List<(int Index, T Item)>>(StringComparer.Ordinal);
+        for (int i = 0; i < items.Count; i++)
+        {
+            T item = items[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(items));
+            string name = key(item);
+            if (!groups.TryGetValue(name, out List<(int Index, T Item)>? group))
+            {
+                groups[name] = group = [];
+            }
+
+            group.Add((i, item));
+        }
+
+        return groups;
     }
 }
