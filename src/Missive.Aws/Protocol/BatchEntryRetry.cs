@@ -12,7 +12,8 @@ namespace Missive.Aws.Protocol;
 /// </summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>Failed on the service's side (<see cref="BatchEntryOutcome.NotSent"/>: throttling, an internal error); each new
+/// <item>Failed on the service's side and not taken (<see cref="BatchEntryOutcome.NotSent"/> and not the sender's fault:
+/// throttling, an internal error); each new
 /// call waits as <see cref="AwsRetryStrategy.BeforeEntryRetryAsync"/> says. An entry whose call may have reached the
 /// service (<see cref="BatchEntryOutcome.Unknown"/>) is not sent again: that call had its own retries, and another send
 /// could deliver it twice.</item>
@@ -43,21 +44,20 @@ internal static class BatchEntryRetry
     public static async Task<BatchEntryResult[]> SendByDestinationAsync<T>(AwsRetryStrategy retry, IReadOnlyList<T> items, Func<T, string> destination, Func<string, bool> ordered, Func<string, IReadOnlyList<(int Index, T Item)>, CancellationToken, Task<BatchEntryResult[]>> call, CancellationToken cancellationToken)
     {
         var results = new BatchEntryResult[items.Count];
-        foreach (KeyValuePair<string, List<(int Index, T Item)>> group in GroupBy(items, destination))
+        foreach ((string name, List<(int Index, T Item)> entries) in GroupBy(items, destination))
         {
-            string name = group.Key;
             try
             {
-                await SendAsync(retry, group.Value, ordered(name), (entries, ct) => call(name, entries, ct), results, cancellationToken).ConfigureAwait(false);
+                await SendAsync(retry, entries, ordered(name), (some, ct) => call(name, some, ct), results, cancellationToken).ConfigureAwait(false);
             }
             catch (MessageTransportException e)
             {
-                Fail(group.Value, results, BatchEntryResult.Failure(0, e, BatchEntryOutcome.NotSent)); // nothing of this destination was sent
+                Fail(entries, results, BatchEntryResult.Failure(0, e, BatchEntryOutcome.NotSent)); // nothing of this destination was sent
             }
             catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
             {
                 // Cancelled before this destination's first call (resolving its URL): never thrown over another's results.
-                Fail(group.Value, results, BatchEntryResult.Failure(0, BatchCalls.Cancelled("The batch", underWay: false), BatchEntryOutcome.NotSent));
+                Fail(entries, results, BatchEntryResult.Failure(0, BatchCalls.Cancelled("The batch", underWay: false), BatchEntryOutcome.NotSent));
             }
         }
 
@@ -94,7 +94,7 @@ internal static class BatchEntryRetry
             {
                 BatchEntryResult outcome = outcomes[i];
                 results[outcome.Index] = outcome;
-                if (outcome.Outcome == BatchEntryOutcome.NotSent && !ordered)
+                if (outcome.Outcome == BatchEntryOutcome.NotSent && !outcome.SenderFault && !ordered)
                 {
                     (again ??= []).Add(entries[i]);
                     throttling |= AwsErrorCodes.IsThrottling(outcome.ErrorCode, null);
@@ -146,19 +146,26 @@ internal static class BatchEntryRetry
         }
     }
 
-    private static Dictionary<string, List<(int Index, T Item)>> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
+    /// <summary>The entries of each destination, in the order destinations first appear (a batch names few: a list is searched).</summary>
+    private static List<(string Name, List<(int Index, T Item)> Entries)> GroupBy<T>(IReadOnlyList<T> items, Func<T, string> key)
     {
-        var groups = new Dictionary<string, List<(int Index, T Item)>>(StringComparer.Ordinal);
+        var groups = new List<(string Name, List<(int Index, T Item)> Entries)>(1);
         for (int i = 0; i < items.Count; i++)
         {
             T item = items[i] ?? throw new ArgumentException("A batch cannot hold null entries.", nameof(items));
             string name = key(item);
-            if (!groups.TryGetValue(name, out List<(int Index, T Item)>? group))
+            int at = 0;
+            while (at < groups.Count && !string.Equals(groups[at].Name, name, StringComparison.Ordinal))
             {
-                groups[name] = group = [];
+                at++;
             }
 
-            group.Add((i, item));
+            if (at == groups.Count)
+            {
+                groups.Add((name, new List<(int Index, T Item)>(items.Count - i)));
+            }
+
+            groups[at].Entries.Add((i, item));
         }
 
         return groups;

@@ -51,7 +51,7 @@ internal sealed partial class SqsClient
             BatchCalls.SqsReceipts,
             size: null,
             fifoGroup: null,
-            "SQS " + operation,
+            operation == "DeleteMessageBatch" ? "SQS DeleteMessageBatch" : "SQS ChangeMessageVisibilityBatch", // constants: no string per call
             (list, start, end, results, ct) => ReceiptBatchCallAsync(operation, url, queue, list, start, end, visibilityTimeout, results, ct),
             cancellationToken).ConfigureAwait(false);
     }

@@ -11,6 +11,7 @@ using Amazon.Runtime;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Microsoft.Extensions.Logging;
+using Microsoft.Extensions.Time.Testing;
 using Missive.Aws;
 using Missive.Bus;
 using Missive.InMemory;
@@ -258,43 +259,46 @@ public sealed class BatchPublishTests
         Assert.DoesNotContain(received, m => m.Body.Contains("\"ORD-3\"", StringComparison.Ordinal));
     }
 
+    // The coalescer's tests run on a fake clock: its windows and deadlines move only when a test moves the clock.
+
     [Fact]
     public async Task CoalescedPublishes_GoInBatchCalls_AndEachCallerGetsItsOwnOutcome()
     {
         // The first publish goes at once and its call is held while the others come: they gather behind it, in tens.
+        var clock = new FakeTimeProvider();
         var transport = new ScriptedTransport(request => request.Body.Contains("\"ORD-7\"", StringComparison.Ordinal) ? "InvalidParameterValue" : null)
         {
             Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously),
         };
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)), clock: clock);
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
         List<Order> orders = Orders(41);
 
         Task<MessageEnvelope<Order>>[] publishes = orders.Select(o => publisher.PublishAsync(o)).ToArray();
         await transport.Entered.Task.WaitAsync(BusTestHost.Patience);
-        await Task.Delay(TimeSpan.FromMilliseconds(100));
         transport.Hold.SetResult();
-        Exception? refused = await Record.ExceptionAsync(() => publishes[7]);
+        Exception? refused = await Record.ExceptionAsync(() => publishes[7].WaitAsync(BusTestHost.Patience));
 
         Assert.Equal("InvalidParameterValue", Assert.IsType<MessageTransportException>(refused).ErrorCode);
         for (int i = 0; i < publishes.Length; i++)
         {
             if (i != 7)
             {
-                Assert.Equal(orders[i], (await publishes[i]).Message);
+                Assert.Equal(orders[i], (await publishes[i].WaitAsync(BusTestHost.Patience)).Message);
             }
         }
 
         Assert.Equal(40, transport.Sent.Count);
-        Assert.InRange(transport.Calls, 5, 8); // 1, then 40 in calls of up to 10 (a window may close early on a very slow machine)
+        Assert.Equal(5, transport.Calls); // 1, then 40 in calls of 10, each as the one before it ends: no window closed (the clock stood still)
     }
 
     [Fact]
     public async Task ACoalescedPublishCancelledBeforeItsCall_SendsNothing_AndARefusedOne_StopsNoOther()
     {
         // The first publish goes at once (nothing under way) and its call is held; the next gathers behind it.
+        var clock = new FakeTimeProvider();
         var transport = new ScriptedTransport(_ => null) { Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)), clock: clock);
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
         List<Order> orders = Orders(3);
         using var cancel = new CancellationTokenSource();
@@ -304,11 +308,11 @@ public sealed class BatchPublishTests
         Task<MessageEnvelope<Order>> cancelled = publisher.PublishAsync(orders[1], cancellationToken: cancel.Token);
         Task<MessageEnvelope<Order>> refused = publisher.PublishAsync(orders[2], new PublishOptions { Delay = TimeSpan.FromHours(1) });
         await cancel.CancelAsync();
+        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled.WaitAsync(BusTestHost.Patience)); // at once, the call still held
         transport.Hold.SetResult();
 
-        await Assert.ThrowsAnyAsync<OperationCanceledException>(() => cancelled);
-        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => refused);
-        Assert.Equal(orders[0], (await kept).Message);
+        await Assert.ThrowsAsync<ArgumentOutOfRangeException>(() => refused.WaitAsync(BusTestHost.Patience));
+        Assert.Equal(orders[0], (await kept.WaitAsync(BusTestHost.Patience)).Message);
         Assert.Equal(["ORD-0"], transport.Sent);
         Assert.Equal(1, transport.Calls);
     }
@@ -317,16 +321,18 @@ public sealed class BatchPublishTests
     public async Task ACoalescedPublishWhoseCallerTimesOutWhileItsCallIsUnderWay_EndsWithTheServicesAnswer()
     {
         // Its call has begun: the entry may already be sent, so the caller learns what the service answered, not a guess.
+        var clock = new FakeTimeProvider();
         var transport = new ScriptedTransport(_ => null) { Hold = new TaskCompletionSource(TaskCreationOptions.RunContinuationsAsynchronously) };
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(5)));
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromMilliseconds(5)), clock: clock);
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
         Order order = Orders(1)[0];
-        using var timeout = new CancellationTokenSource(TimeSpan.FromMilliseconds(50));
+        using var timeout = new CancellationTokenSource(TimeSpan.FromMilliseconds(50), clock);
 
         Task<MessageEnvelope<Order>> publish = publisher.PublishAsync(order, cancellationToken: timeout.Token);
         await transport.Entered.Task.WaitAsync(BusTestHost.Patience);
-        await Task.Delay(TimeSpan.FromMilliseconds(200));
-        Assert.True(timeout.IsCancellationRequested);
+        await clock.AdvanceUntil(() => timeout.IsCancellationRequested, limit: TimeSpan.FromSeconds(1));
+        clock.Advance(TimeSpan.FromSeconds(1)); // well past the caller's timeout, well within the call's deadline
+        await Task.Yield();
         Assert.False(publish.IsCompleted);
         transport.Hold!.SetResult();
 
@@ -337,18 +343,17 @@ public sealed class BatchPublishTests
     [Fact]
     public async Task ACoalescedPublishAlone_GoesAtOnce_WithoutWaitingForItsWindow()
     {
+        // The clock never moves: a publish that waited for its window (a second) would never end.
+        var clock = new FakeTimeProvider();
         var transport = new ScriptedTransport(_ => null);
-        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)));
+        using IHost host = OnTransport(transport, bus => bus.AddSqsPublisher<Order>("orders").CoalescePublishes(TimeSpan.FromSeconds(1)), clock: clock);
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
 
-        // A window of a second: were a lone publish to wait it out, these would take three seconds, not far below one.
-        var watch = System.Diagnostics.Stopwatch.StartNew();
         foreach (Order order in Orders(3))
         {
-            await publisher.PublishAsync(order);
+            await publisher.PublishAsync(order).WaitAsync(BusTestHost.Patience);
         }
 
-        Assert.True(watch.Elapsed < TimeSpan.FromSeconds(1), $"three lone publishes took {watch.Elapsed}");
         Assert.Equal(3, transport.Calls);
     }
 
@@ -372,11 +377,16 @@ public sealed class BatchPublishTests
         return new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
     }
 
-    private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure, object? middleware = null)
+    private static IHost OnTransport(IMessageTransport transport, Action<MessageBusBuilder> configure, object? middleware = null, TimeProvider? clock = null)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Services.AddSingleton(transport);
+        if (clock is not null)
+        {
+            builder.Services.AddSingleton(clock);
+        }
+
         if (middleware is not null)
         {
             builder.Services.AddSingleton(middleware.GetType(), middleware);

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using System;
 using System.Collections.Generic;
 using System.Threading;
@@ -24,7 +25,7 @@ public sealed class PublishDeliveryOptionsTests
     [Fact]
     public async Task ADelayedMessage_IsInvisibleUntilItsDelayPasses()
     {
-        var time = new ManualTimeProvider(Start);
+        var time = new FakeTimeProvider(Start);
         using IHost host = BusTestHost.Build(b => b.CreateQueue("orders"), bus => bus.AddSqsPublisher<Order>("orders"), s => s.AddSingleton<TimeProvider>(time));
         InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
 

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using System;
 using System.Collections.Generic;
 using System.Linq;
@@ -11,7 +12,7 @@ namespace Missive.Tests.InMemory;
 
 public sealed class InMemoryBrokerTests
 {
-    private readonly ManualTimeProvider _time = new(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
+    private readonly FakeTimeProvider _time = new(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
 
     [Fact]
     public async Task Receive_HidesTheMessageForTheVisibilityTimeout_ThenRedeliversIt()

@@ -1,3 +1,4 @@
+using Microsoft.Extensions.Time.Testing;
 using System;
 using System.Collections.Generic;
 using System.IO;
@@ -114,7 +115,7 @@ public sealed partial class ReadmeTests
     [Fact]
     public async Task TheDeliveryOptionsSnippets_SendTheMessageLater_WithItsAttribute_AndPublishMany()
     {
-        var time = new ManualTimeProvider(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
+        var time = new FakeTimeProvider(new DateTimeOffset(2025, 11, 3, 14, 27, 9, TimeSpan.Zero));
         await using ServiceProvider provider = new ServiceCollection()
             .AddSingleton<TimeProvider>(time)
             .AddMessageBus(bus => bus
