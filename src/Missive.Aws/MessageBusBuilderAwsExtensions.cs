@@ -102,8 +102,10 @@ public static class MessageBusBuilderAwsExtensions
     }
 
     /// <summary>
-    /// Keeps the payloads of <c>UsePayloadOffload</c> in an S3 bucket (<see cref="S3PayloadStore"/>), with the region,
-    /// credentials and endpoint settings of <c>UseAws</c>. Call <c>UsePayloadOffload</c> as well; the order does not matter.
+    /// Keeps the payloads of <c>UsePayloadOffload</c> in an S3 bucket (<see cref="S3PayloadStore"/>) through the AWS SDK's
+    /// S3 client: <see cref="S3PayloadStoreOptions.Client"/>, else the <c>IAmazonS3</c> registered in DI, else one built
+    /// with the region, credentials and endpoint settings of <c>UseAws</c>. Call <c>UsePayloadOffload</c> as well; the
+    /// order does not matter.
     /// </summary>
     /// <param name="bus">The bus builder.</param>
     /// <param name="configure">Sets the bucket (required), the key prefix, the endpoint and SSE-KMS. Must not be null.</param>
@@ -121,13 +123,9 @@ public static class MessageBusBuilderAwsExtensions
         }
 
         bus.Services.RemoveAll<Missive.Offload.IPayloadStore>();
-        bus.Services.AddSingleton<Missive.Offload.IPayloadStore>(sp => new S3PayloadStore(
-            options,
-            sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value,
-            sp.GetRequiredService<AwsSettings>(),
-            Environment.GetEnvironmentVariable,
-            new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) },
-            sp.GetService<TimeProvider>() ?? TimeProvider.System));
+        bus.Services.AddSingleton<Missive.Offload.IPayloadStore>(sp => (options.Client ?? sp.GetService<Amazon.S3.IAmazonS3>()) is { } client
+            ? new S3PayloadStore(options, client)
+            : new S3PayloadStore(options, sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, sp.GetRequiredService<AwsSettings>(), Environment.GetEnvironmentVariable, handler: null));
         return bus;
     }
 

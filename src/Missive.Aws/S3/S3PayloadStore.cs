@@ -1,335 +1,445 @@
 using System;
-using System.Globalization;
 using System.IO;
 using System.Net;
 using System.Net.Http;
-using System.Security.Cryptography;
-using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
 using Amazon.Runtime;
+using Amazon.S3;
+using Amazon.S3.Model;
+using Missive.Aws.Protocol;
 using Missive.Offload;
 
 namespace Missive.Aws;
 
-/// <summary>Keeps offloaded payloads in Amazon S3 (<c>PutObject</c>, <c>GetObject</c>, <c>DeleteObject</c>) over its own signed <see cref="HttpClient"/>.</summary>
+/// <summary>Keeps offloaded payloads in Amazon S3 (<c>PutObject</c>, <c>GetObject</c>, <c>DeleteObject</c>) through the AWS SDK's <see cref="IAmazonS3"/>.</summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>Every request is signed with Signature Version 4 for <c>s3</c>, the payload's SHA-256 in <c>x-amz-content-sha256</c>.</item>
+/// <item>The client is the application's own (given to <see cref="S3PayloadStore(S3PayloadStoreOptions, IAmazonS3)"/>,
+/// or registered in DI when the store comes from <c>UseS3PayloadStore</c>), or one the store builds from the region,
+/// credentials and endpoint settings of the Missive.Aws options (see <see cref="Endpoint"/>), with their
+/// <c>MaxAttempts</c> and <c>AttemptTimeout</c> under AWS's standard retry mode.</item>
+/// <item>Uploads are signed over their SHA-256 and sent whole (no chunked encoding, no trailing checksum).</item>
 /// <item>Keys are lowercase UUIDs after <see cref="S3PayloadStoreOptions.KeyPrefix"/>, as AWS's extended clients make them.</item>
-/// <item>A download longer than the reader's limit is refused from its <c>Content-Length</c>, before it is read; one
-/// that ends early is an error (<c>IncompleteBody</c>), never a short payload.</item>
-/// <item>Each attempt has the transport's <c>AttemptTimeout</c>; throttling, 5xx answers and lost connections are tried
-/// again up to <c>MaxAttempts</c>. Errors carry S3's code (<c>NoSuchKey</c>, <c>AccessDenied</c>, …), never the payload.</item>
+/// <item>A bucket name that breaks S3's naming rules, or a key S3 is not asked for, is refused before any request.</item>
+/// <item>A download longer than the reader's limit is refused from its length, before it is read; one that ends early
+/// is an error (<c>IncompleteBody</c>), never a short payload.</item>
+/// <item>Failures are <see cref="MessageTransportException"/>s with S3's code (<c>NoSuchKey</c>, <c>AccessDenied</c>, …),
+/// whether it will clear by itself, and what to check; never the payload.</item>
 /// </list>
 /// </remarks>
 public sealed class S3PayloadStore : IPayloadStore, IDisposable
 {
-    private static readonly string EmptyHash = Convert.ToHexStringLower(SHA256.HashData([]));
-
-    private readonly HttpClient _http;
-    private readonly AWSCredentials _credentials;
-    private readonly string _region;
-    private readonly Uri _endpoint;
-    private readonly bool _pathStyle;
+    private readonly IAmazonS3 _s3;
+    private readonly bool _ownsClient;
     private readonly string? _prefix;
-    private readonly bool _kms;
-    private readonly string? _kmsKeyId;
-    private readonly TimeProvider _clock;
-    private readonly TimeSpan _attemptTimeout;
-    private readonly int _maxAttempts;
+    private readonly string? _kms; // null: no SSE-KMS; empty: the AWS managed key
+    private readonly TimeSpan _readTimeout;
+    private readonly AwsCallSite _site;
 
-    /// <summary>Creates a store with its own HTTP client, with the region, credentials and endpoint settings of <paramref name="transport"/>.</summary>
+    /// <summary>Creates a store with a client of its own, with the region, credentials and endpoint settings of <paramref name="transport"/>.</summary>
     /// <param name="options">The bucket and its settings. Must not be null.</param>
     /// <param name="transport">The Missive.Aws options (region, credentials, ServiceUrl, AttemptTimeout, MaxAttempts). Must not be null.</param>
-    /// <exception cref="MessageBusConfigurationException">No bucket, or the region or credentials cannot be resolved.</exception>
+    /// <exception cref="MessageBusConfigurationException">No bucket, a bucket name S3 does not take, or the region or credentials cannot be resolved.</exception>
     public S3PayloadStore(S3PayloadStoreOptions options, AwsTransportOptions transport)
-        : this(options, transport, AwsSettings.Resolve(transport, Environment.GetEnvironmentVariable), Environment.GetEnvironmentVariable, new SocketsHttpHandler { AllowAutoRedirect = false, PooledConnectionLifetime = TimeSpan.FromMinutes(5) }, TimeProvider.System)
+        : this(options, transport, AwsSettings.Resolve(transport, Environment.GetEnvironmentVariable), Environment.GetEnvironmentVariable, handler: null)
     {
     }
 
-    internal S3PayloadStore(S3PayloadStoreOptions options, AwsTransportOptions transport, AwsSettings settings, Func<string, string?> environment, HttpMessageHandler handler, TimeProvider clock)
+    /// <summary>Creates a store on the application's own S3 client (its region, credentials, endpoint and retries; the store does not dispose it).</summary>
+    /// <param name="options">The bucket and its settings (<see cref="S3PayloadStoreOptions.ServiceUrl"/> and <see cref="S3PayloadStoreOptions.ForcePathStyle"/> are the client's to say, and must not be set). Must not be null.</param>
+    /// <param name="client">The client. Must not be null.</param>
+    /// <exception cref="MessageBusConfigurationException">No bucket, a bucket name S3 does not take, or an endpoint setting given with a client.</exception>
+    public S3PayloadStore(S3PayloadStoreOptions options, IAmazonS3 client)
+    {
+        ArgumentNullException.ThrowIfNull(options);
+        ArgumentNullException.ThrowIfNull(client);
+        if (options.ServiceUrl is not null || options.ForcePathStyle is not null)
+        {
+            throw new MessageBusConfigurationException("S3PayloadStoreOptions.ServiceUrl and ForcePathStyle were set along with an IAmazonS3 client: set them on the client's AmazonS3Config (ServiceURL, ForcePathStyle) instead.");
+        }
+
+        Bucket = CheckBucket(options.Bucket);
+        _s3 = client;
+        _prefix = options.KeyPrefix;
+        _kms = Kms(options);
+        _readTimeout = TimeSpan.FromSeconds(100);
+        Endpoint = client.Config.ServiceURL is { Length: > 0 } url ? new Uri(url) : null;
+        _site = new AwsCallSite("S3", "s3", Endpoint ?? new Uri("https://s3.amazonaws.com/"), client.Config.RegionEndpoint?.SystemName ?? client.Config.AuthenticationRegion ?? "(the client's)", "the application's IAmazonS3", Bucket);
+    }
+
+    internal S3PayloadStore(S3PayloadStoreOptions options, AwsTransportOptions transport, AwsSettings settings, Func<string, string?> environment, HttpMessageHandler? handler)
     {
         ArgumentNullException.ThrowIfNull(options);
         ArgumentNullException.ThrowIfNull(transport);
-        if (string.IsNullOrEmpty(options.Bucket))
+        Bucket = CheckBucket(options.Bucket);
+
+        // The S3 endpoint, most specific first: this store's ServiceUrl, AWS_ENDPOINT_URL_S3, the transport's ServiceUrl,
+        // AWS_ENDPOINT_URL, then the region's own (AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true leaves out the variables).
+        bool ignoreEnvironment = string.Equals(environment("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true", StringComparison.OrdinalIgnoreCase);
+        string? s3Variable = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_S3");
+        string? globalVariable = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL");
+        (Uri? configured, string? fromEnvironment) = options.ServiceUrl is not null ? (options.ServiceUrl, (string?)null)
+            : !string.IsNullOrEmpty(s3Variable) ? ((Uri?)null, s3Variable)
+            : transport.ServiceUrl is not null ? (transport.ServiceUrl, (string?)null)
+            : ((Uri?)null, globalVariable);
+        bool custom = configured is not null || !string.IsNullOrEmpty(fromEnvironment);
+        Uri endpoint = AwsSettings.ResolveEndpoint("s3", configured, fromEnvironment, settings.Region);
+
+        var config = new AmazonS3Config
         {
-            throw new MessageBusConfigurationException("The S3 payload store has no bucket: set S3PayloadStoreOptions.Bucket.");
+            RegionEndpoint = settings.Region,
+            ForcePathStyle = options.ForcePathStyle ?? custom, // the path on a local S3, which serves no bucket host names
+            RetryMode = RequestRetryMode.Standard,
+            MaxErrorRetry = Math.Max(0, transport.MaxAttempts - 1),
+            Timeout = transport.AttemptTimeout,
+            RequestChecksumCalculation = RequestChecksumCalculation.WHEN_REQUIRED, // a plain signed body: no aws-chunked trailer
+            ResponseChecksumValidation = ResponseChecksumValidation.WHEN_REQUIRED,
+        };
+        if (custom)
+        {
+            config.ServiceURL = endpoint.AbsoluteUri;
+            config.AuthenticationRegion = settings.Region.SystemName;
         }
 
-        Bucket = options.Bucket;
-        _credentials = settings.Credentials;
-        _region = settings.Region.SystemName;
-        bool ignoreEnvironment = string.Equals(environment("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true", StringComparison.OrdinalIgnoreCase);
-        Uri? configured = options.ServiceUrl ?? transport.ServiceUrl;
-        string? fromEnvironment = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_S3") ?? environment("AWS_ENDPOINT_URL");
-        _endpoint = AwsSettings.ResolveEndpoint("s3", configured, fromEnvironment, settings.Region);
-        _pathStyle = options.ForcePathStyle ?? (configured is not null || !string.IsNullOrEmpty(fromEnvironment));
+        if (handler is not null)
+        {
+            config.HttpClientFactory = new OverHandler(handler);
+        }
+
+        _s3 = new AmazonS3Client(settings.Credentials, config);
+        _ownsClient = true;
         _prefix = options.KeyPrefix;
-        _kms = options.UseKms || options.KmsKeyId is not null;
-        _kmsKeyId = options.KmsKeyId;
-        _clock = clock;
-        _attemptTimeout = transport.AttemptTimeout;
-        _maxAttempts = Math.Max(1, transport.MaxAttempts);
-        _http = new HttpClient(handler) { Timeout = Timeout.InfiniteTimeSpan };
+        _kms = Kms(options);
+        _readTimeout = transport.AttemptTimeout;
+        Endpoint = endpoint;
+        _site = new AwsCallSite("S3", "s3", endpoint, settings.Region.SystemName, settings.CredentialSource, Bucket);
     }
 
     /// <inheritdoc />
     public string Bucket { get; }
 
+    /// <summary>
+    /// Gets the S3 endpoint the store's own client calls (its <see cref="S3PayloadStoreOptions.ServiceUrl"/>,
+    /// <c>AWS_ENDPOINT_URL_S3</c>, the transport's <c>ServiceUrl</c>, <c>AWS_ENDPOINT_URL</c>, or the region's, in that
+    /// order), or an application client's <c>ServiceURL</c>; <c>null</c> when that client resolves its endpoint itself.
+    /// </summary>
+    public Uri? Endpoint { get; }
+
+    /// <inheritdoc />
+    /// <remarks>The bucket and the endpoint (for the bus's startup line).</remarks>
+    public string Description => $"the S3 bucket '{Bucket}' at {(Endpoint is null ? "the endpoint of the application's IAmazonS3" : Endpoint.GetLeftPart(UriPartial.Authority))}";
+
     /// <inheritdoc />
     public async Task<PayloadLocation> PutAsync(ReadOnlyMemory<byte> payload, CancellationToken cancellationToken = default)
     {
         var location = new PayloadLocation(Bucket, _prefix + Guid.NewGuid().ToString("D"));
-        string hash = Convert.ToHexStringLower(SHA256.HashData(payload.Span));
-        using HttpResponseMessage response = await SendAsync(HttpMethod.Put, location, payload, hash, "PutObject", cancellationToken).ConfigureAwait(false);
+        CheckKey(location, "PutObject");
+        using var body = new ReadOnlyMemoryStream(payload);
+        var request = new PutObjectRequest
+        {
+            BucketName = location.Bucket,
+            Key = location.Key,
+            InputStream = body,
+            AutoCloseStream = false,
+            ContentType = "application/octet-stream",
+            UseChunkEncoding = false,
+        };
+        if (_kms is not null)
+        {
+            request.ServerSideEncryptionMethod = ServerSideEncryptionMethod.AWSKMS;
+            if (_kms.Length > 0)
+            {
+                request.ServerSideEncryptionKeyManagementServiceKeyId = _kms;
+            }
+        }
+
+        try
+        {
+            await _s3.PutObjectAsync(request, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (Failure(e, "PutObject", location, cancellationToken) is { } failure)
+        {
+            throw failure;
+        }
+
         return location;
     }
 
     /// <inheritdoc />
     public async Task<ReadOnlyMemory<byte>> GetAsync(PayloadLocation location, long maxLength, CancellationToken cancellationToken = default)
     {
-        using HttpResponseMessage response = await SendAsync(HttpMethod.Get, location, ReadOnlyMemory<byte>.Empty, EmptyHash, "GetObject", cancellationToken).ConfigureAwait(false);
-        long? length = response.Content.Headers.ContentLength;
-        if (length > maxLength)
-        {
-            throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
-        }
-
-        using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-        deadline.CancelAfter(_attemptTimeout);
+        CheckLocation(location, "GetObject");
+        GetObjectResponse response;
         try
         {
-            return await ReadBodyAsync(response, location, length, maxLength, deadline.Token).ConfigureAwait(false);
+            response = await _s3.GetObjectAsync(new GetObjectRequest { BucketName = location.Bucket, Key = location.Key }, cancellationToken).ConfigureAwait(false);
         }
-        catch (IOException e)
+        catch (Exception e) when (Failure(e, "GetObject", location, cancellationToken) is { } failure)
         {
-            throw new MessageTransportException($"S3 GetObject of {location}: the download broke off ({e.Message}).", e) { ErrorCode = "IncompleteBody", IsTransient = true };
+            throw failure;
         }
-        catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
-        {
-            throw new MessageTransportException($"S3 GetObject of {location}: the download did not end within {_attemptTimeout}.", e) { ErrorCode = "RequestTimeout", IsTransient = true };
-        }
-    }
 
-    private static async Task<ReadOnlyMemory<byte>> ReadBodyAsync(HttpResponseMessage response, PayloadLocation location, long? length, long maxLength, CancellationToken cancellationToken)
-    {
-        Stream body = await response.Content.ReadAsStreamAsync(cancellationToken).ConfigureAwait(false);
-        await using (body.ConfigureAwait(false))
+        using (response)
         {
-            if (length is { } known)
+            long length = response.ContentLength;
+            if (length > maxLength)
             {
-                byte[] payload = new byte[known]; // the one copy of the payload
-                int read = 0;
-                while (read < payload.Length)
-                {
-                    int n = await body.ReadAsync(payload.AsMemory(read), cancellationToken).ConfigureAwait(false);
-                    if (n == 0)
-                    {
-                        throw new MessageTransportException($"S3 GetObject of {location}: the download ended after {read} of {known} bytes.") { ErrorCode = "IncompleteBody", IsTransient = true };
-                    }
-
-                    read += n;
-                }
-
-                return payload;
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
             }
 
-            using var unknown = new MemoryStream();
-            byte[] chunk = new byte[81920];
-            int got;
-            while ((got = await body.ReadAsync(chunk, cancellationToken).ConfigureAwait(false)) > 0)
+            using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
+            deadline.CancelAfter(_readTimeout);
+            try
             {
-                if (unknown.Length + got > maxLength)
-                {
-                    throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
-                }
-
-                unknown.Write(chunk, 0, got);
+                return await ReadAsync(response.ResponseStream, location, length, maxLength, deadline.Token).ConfigureAwait(false);
             }
-
-            return unknown.ToArray();
+            catch (Exception e) when (e is IOException or HttpRequestException or AmazonClientException)
+            {
+                throw new MessageTransportException($"S3 GetObject of {location}: the download broke off ({e.Message}).", e) { ErrorCode = "IncompleteBody", IsTransient = true };
+            }
+            catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+            {
+                throw new MessageTransportException($"S3 GetObject of {location}: the download did not end within {_readTimeout}.", e) { ErrorCode = "RequestTimeout", IsTransient = true };
+            }
         }
     }
 
     /// <inheritdoc />
     public async Task DeleteAsync(PayloadLocation location, CancellationToken cancellationToken = default)
     {
-        using HttpResponseMessage response = await SendAsync(HttpMethod.Delete, location, ReadOnlyMemory<byte>.Empty, EmptyHash, "DeleteObject", cancellationToken).ConfigureAwait(false);
+        CheckLocation(location, "DeleteObject");
+        try
+        {
+            await _s3.DeleteObjectAsync(new DeleteObjectRequest { BucketName = location.Bucket, Key = location.Key }, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (Failure(e, "DeleteObject", location, cancellationToken) is { } failure)
+        {
+            throw failure;
+        }
     }
 
-    /// <summary>Releases the HTTP client.</summary>
-    public void Dispose() => _http.Dispose();
+    /// <summary>Releases the client the store built itself (an application's client stays the application's).</summary>
+    public void Dispose()
+    {
+        if (_ownsClient)
+        {
+            _s3.Dispose();
+        }
+    }
 
-    /// <summary>Gets the URL of a location: the bucket in the path or in the host name, each key segment escaped once.</summary>
-    internal Uri UrlOf(PayloadLocation location)
+    /// <summary>Whether <paramref name="bucket"/> follows S3's rules for general purpose bucket names (3 to 63 characters of lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit, no two dots together, not an IP address, none of S3's reserved prefixes and suffixes).</summary>
+    internal static bool IsValidBucketName(string? bucket)
+    {
+        if (bucket is null || bucket.Length is < 3 or > 63 || !char.IsAsciiLetterLower(bucket[0]) && !char.IsAsciiDigit(bucket[0]) || !char.IsAsciiLetterLower(bucket[^1]) && !char.IsAsciiDigit(bucket[^1]))
+        {
+            return false;
+        }
+
+        foreach (char c in bucket)
+        {
+            if (!char.IsAsciiLetterLower(c) && !char.IsAsciiDigit(c) && c != '.' && c != '-')
+            {
+                return false;
+            }
+        }
+
+        return !bucket.Contains("..", StringComparison.Ordinal)
+            && !IPAddress.TryParse(bucket, out _)
+            && !bucket.StartsWith("xn--", StringComparison.Ordinal)
+            && !bucket.StartsWith("sthree-", StringComparison.Ordinal)
+            && !bucket.StartsWith("amzn-s3-demo-", StringComparison.Ordinal)
+            && !bucket.EndsWith("-s3alias", StringComparison.Ordinal)
+            && !bucket.EndsWith("--ol-s3", StringComparison.Ordinal)
+            && !bucket.EndsWith(".mrap", StringComparison.Ordinal)
+            && !bucket.EndsWith("--x-s3", StringComparison.Ordinal)
+            && !bucket.EndsWith("--table-s3", StringComparison.Ordinal);
+    }
+
+    private static string CheckBucket(string bucket)
+    {
+        if (string.IsNullOrEmpty(bucket))
+        {
+            throw new MessageBusConfigurationException("The S3 payload store has no bucket: set S3PayloadStoreOptions.Bucket.");
+        }
+
+        return IsValidBucketName(bucket) ? bucket
+            : throw new MessageBusConfigurationException($"'{bucket}' is not an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit (S3's bucket naming rules). Set S3PayloadStoreOptions.Bucket to the bucket's name, not its ARN or URL.");
+    }
+
+    private static string? Kms(S3PayloadStoreOptions options) => options.KmsKeyId ?? (options.UseKms ? string.Empty : null);
+
+    /// <summary>A pointer's bucket and key, checked before any request: a message cannot make the store call another host or path.</summary>
+    private static void CheckLocation(PayloadLocation location, string operation)
+    {
+        if (!IsValidBucketName(location.Bucket))
+        {
+            throw new MessageTransportException($"S3 {operation}: the bucket named in the message ('{Printable(location.Bucket)}') breaks S3's bucket naming rules; nothing was requested.") { ErrorCode = "InvalidBucketName", IsPersistent = true };
+        }
+
+        CheckKey(location, operation);
+    }
+
+    private static void CheckKey(PayloadLocation location, string operation)
     {
         if (!location.HasSafeKey)
         {
-            throw new MessageTransportException($"The key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes).") { ErrorCode = "InvalidKey", IsPersistent = true };
+            throw new MessageTransportException($"S3 {operation}: the key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes); nothing was requested.") { ErrorCode = "InvalidKey", IsPersistent = true };
         }
-
-        string key = string.Join('/', Array.ConvertAll(location.Key.Split('/'), Uri.EscapeDataString));
-        string basePath = _endpoint.AbsolutePath.TrimEnd('/');
-        if (_pathStyle)
-        {
-            return new Uri($"{_endpoint.Scheme}://{_endpoint.Authority}{basePath}/{Uri.EscapeDataString(location.Bucket)}/{key}");
-        }
-
-        return new Uri($"{_endpoint.Scheme}://{location.Bucket}.{_endpoint.Authority}{basePath}/{key}");
     }
 
-    private async Task<HttpResponseMessage> SendAsync(HttpMethod method, PayloadLocation location, ReadOnlyMemory<byte> body, string payloadHash, string operation, CancellationToken cancellationToken)
+    private static string Printable(string text)
     {
-        Uri url = UrlOf(location);
-        for (int attempt = 1; ; attempt++)
+        string shown = text.Length > 80 ? text[..80] + "…" : text;
+        return string.Create(shown.Length, shown, static (span, s) =>
         {
-            using var request = new HttpRequestMessage(method, url);
-            if (method == HttpMethod.Put)
+            for (int i = 0; i < s.Length; i++)
             {
-                request.Content = new ReadOnlyMemoryContent(body);
-                request.Content.Headers.ContentType = new System.Net.Http.Headers.MediaTypeHeaderValue("application/octet-stream");
-                if (_kms)
-                {
-                    request.Headers.TryAddWithoutValidation("x-amz-server-side-encryption", "aws:kms");
-                    if (_kmsKeyId is not null)
-                    {
-                        request.Headers.TryAddWithoutValidation("x-amz-server-side-encryption-aws-kms-key-id", _kmsKeyId);
-                    }
-                }
+                span[i] = char.IsControl(s[i]) ? '?' : s[i];
             }
+        });
+    }
 
-            ImmutableCredentials credentials = await _credentials.GetCredentialsAsync().ConfigureAwait(false);
-            Sign(request, url, payloadHash, credentials, _clock.GetUtcNow().UtcDateTime);
-            using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
-            deadline.CancelAfter(_attemptTimeout);
-            HttpResponseMessage response;
-            try
+    private static async Task<ReadOnlyMemory<byte>> ReadAsync(Stream body, PayloadLocation location, long length, long maxLength, CancellationToken cancellationToken)
+    {
+        if (length >= 0)
+        {
+            byte[] payload = new byte[length]; // the one copy of the payload
+            int read = 0;
+            while (read < payload.Length)
             {
-                response = await _http.SendAsync(request, HttpCompletionOption.ResponseHeadersRead, deadline.Token).ConfigureAwait(false);
-            }
-            catch (Exception e) when (e is HttpRequestException || (e is OperationCanceledException && !cancellationToken.IsCancellationRequested))
-            {
-                if (attempt < _maxAttempts)
+                int n = await body.ReadAsync(payload.AsMemory(read), cancellationToken).ConfigureAwait(false);
+                if (n == 0)
                 {
-                    continue;
+                    throw new MessageTransportException($"S3 GetObject of {location}: the download ended after {read} of {length} bytes.") { ErrorCode = "IncompleteBody", IsTransient = true };
                 }
 
-                throw new MessageTransportException($"S3 {operation} of {location} failed after {attempt} attempts: {(e is OperationCanceledException ? $"no answer within {_attemptTimeout}" : e.Message)}. Endpoint {_endpoint}, signing region {_region}.", e) { ErrorCode = e is OperationCanceledException ? "RequestTimeout" : "ConnectionFailed", IsTransient = true };
+                read += n;
             }
 
-            if (response.IsSuccessStatusCode)
+            return payload;
+        }
+
+        using var unknown = new MemoryStream();
+        byte[] chunk = new byte[81920];
+        int got;
+        while ((got = await body.ReadAsync(chunk, cancellationToken).ConfigureAwait(false)) > 0)
+        {
+            if (unknown.Length + got > maxLength)
             {
-                return response;
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
             }
 
-            using (response)
-            {
-                (string code, string message, string? requestId) = await ErrorOf(response, cancellationToken).ConfigureAwait(false);
-                bool transient = (int)response.StatusCode >= 500 || code is "SlowDown" or "RequestTimeout" or "InternalError";
-                if (transient && attempt < _maxAttempts)
-                {
-                    continue;
-                }
+            unknown.Write(chunk, 0, got);
+        }
 
-                bool persistent = code is "NoSuchKey" or "NoSuchBucket" or "AccessDenied" or "InvalidAccessKeyId" or "SignatureDoesNotMatch" or "KMS.DisabledException" or "KMS.NotFoundException";
-                throw new MessageTransportException($"S3 {operation} of {location} failed: {code} (HTTP {(int)response.StatusCode}): {message} Endpoint {_endpoint}, signing region {_region}.{Hint(code, operation)}")
+        return unknown.ToArray();
+    }
+
+    /// <summary>
+    /// The SDK's failure of a call as a <see cref="MessageTransportException"/>: S3's code and request id, whether it is
+    /// transient or persistent, and what to check; <c>null</c> for the caller's own cancellation (it passes as it is).
+    /// </summary>
+    private MessageTransportException? Failure(Exception e, string operation, PayloadLocation location, CancellationToken cancellationToken)
+    {
+        if (e is OperationCanceledException && cancellationToken.IsCancellationRequested)
+        {
+            return null;
+        }
+
+        string where = $"Endpoint {_site.Endpoint.GetLeftPart(UriPartial.Authority)}, signing region {_site.Region}.";
+        if (e is AmazonServiceException service && (service.ErrorCode is { Length: > 0 } || service.StatusCode != 0))
+        {
+            int status = (int)service.StatusCode;
+            string code = service.ErrorCode is { Length: > 0 } given ? given
+                : service.StatusCode switch
                 {
-                    ErrorCode = code,
-                    RequestId = requestId,
-                    StatusCode = (int)response.StatusCode,
-                    IsTransient = transient,
-                    IsPersistent = persistent,
+                    HttpStatusCode.NotFound => "NoSuchKey",
+                    HttpStatusCode.Forbidden => "AccessDenied",
+                    _ => "HTTP" + status.ToString(System.Globalization.CultureInfo.InvariantCulture),
                 };
-            }
-        }
-    }
-
-    private static string Hint(string code, string operation) => code switch
-    {
-        "NoSuchBucket" => " Check the bucket's name and region (S3PayloadStoreOptions.Bucket).",
-        "NoSuchKey" => " The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
-        "AccessDenied" => $" Grant the identity s3:{operation} on the bucket's objects (and kms:GenerateDataKey / kms:Decrypt on its key with SSE-KMS).",
-        _ => string.Empty,
-    };
-
-    /// <summary>S3's error document (<c>&lt;Error&gt;&lt;Code&gt;…</c>), or the status when it has none (a HEAD-like answer, a proxy's).</summary>
-    private static async Task<(string Code, string Message, string? RequestId)> ErrorOf(HttpResponseMessage response, CancellationToken cancellationToken)
-    {
-        string? requestId = response.Headers.TryGetValues("x-amz-request-id", out var ids) ? string.Join(",", ids) : null;
-        try
-        {
-            byte[] text = await response.Content.ReadAsByteArrayAsync(cancellationToken).ConfigureAwait(false);
-            if (text.Length is > 0 and < 64 * 1024)
+            bool transient = status >= 500 || AwsErrorCodes.IsThrottling(code, null) || code is "SlowDown" or "RequestTimeout" or "InternalError";
+            bool persistent = !transient && (code is "NoSuchKey" or "NoSuchBucket" || AwsErrorHints.IsPersistent(code));
+            string? hint = code switch
             {
-                var document = System.Xml.Linq.XDocument.Parse(Encoding.UTF8.GetString(text));
-                string? code = document.Root?.Element("Code")?.Value;
-                string? message = document.Root?.Element("Message")?.Value;
-                if (code is not null)
-                {
-                    return (code, message ?? string.Empty, requestId ?? document.Root?.Element("RequestId")?.Value);
-                }
-            }
-        }
-        catch (System.Xml.XmlException)
-        {
+                "NoSuchBucket" => $"Check the bucket's name and region (S3PayloadStoreOptions.Bucket, signing region {_site.Region}).",
+                "NoSuchKey" => "The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
+                _ => AwsErrorHints.For(code, _site with { Resource = $"the objects of the bucket '{location.Bucket}'" }, operation),
+            };
+            return new MessageTransportException($"S3 {operation} of {location} failed: {code} (HTTP {status}): {service.Message} {where}{(hint is null ? string.Empty : " " + hint)}", e)
+            {
+                ErrorCode = code,
+                RequestId = service.RequestId,
+                StatusCode = status,
+                IsTransient = transient,
+                IsPersistent = persistent,
+            };
         }
 
-        string status = response.StatusCode switch
+        bool timedOut = e is OperationCanceledException or TimeoutException || e.InnerException is OperationCanceledException or TimeoutException;
+        return new MessageTransportException($"S3 {operation} of {location} failed: {(timedOut ? "no answer in time" : e.Message)}. {where}", e)
         {
-            HttpStatusCode.NotFound => "NoSuchKey",
-            HttpStatusCode.Forbidden => "AccessDenied",
-            _ => "HTTP" + ((int)response.StatusCode).ToString(CultureInfo.InvariantCulture),
+            ErrorCode = timedOut ? "RequestTimeout" : "ConnectionFailed",
+            IsTransient = true,
         };
-        return (status, "S3 answered without an error document.", requestId);
     }
 
-    /// <summary>Signature Version 4 for S3: the path as sent (escaped once), the payload's hash signed and sent, every x-amz header signed.</summary>
-    internal void Sign(HttpRequestMessage request, Uri url, string payloadHash, ImmutableCredentials credentials, DateTime now)
+    /// <summary>The store's own client over a given handler (tests put a recording endpoint there).</summary>
+    private sealed class OverHandler(HttpMessageHandler handler) : HttpClientFactory
     {
-        string amzDate = now.ToString("yyyyMMdd'T'HHmmss'Z'", CultureInfo.InvariantCulture);
-        string date = amzDate[..8];
-        string host = url.IsDefaultPort ? url.IdnHost : url.IdnHost + ":" + url.Port.ToString(CultureInfo.InvariantCulture);
-        request.Headers.Host = host;
-        request.Headers.Remove("x-amz-date");
-        request.Headers.TryAddWithoutValidation("x-amz-date", amzDate);
-        request.Headers.Remove("x-amz-content-sha256");
-        request.Headers.TryAddWithoutValidation("x-amz-content-sha256", payloadHash);
-        if (credentials.UseToken)
+        public override HttpClient CreateHttpClient(IClientConfig clientConfig) => new(handler, disposeHandler: false);
+
+        public override bool UseSDKHttpClientCaching(IClientConfig clientConfig) => false;
+
+        public override bool DisposeHttpClientsAfterUse(IClientConfig clientConfig) => true;
+    }
+
+    /// <summary>A read-only stream over memory, for an upload without a copy.</summary>
+    private sealed class ReadOnlyMemoryStream(ReadOnlyMemory<byte> memory) : Stream
+    {
+        private int _position;
+
+        public override bool CanRead => true;
+
+        public override bool CanSeek => true;
+
+        public override bool CanWrite => false;
+
+        public override long Length => memory.Length;
+
+        public override long Position
         {
-            request.Headers.Remove("x-amz-security-token");
-            request.Headers.TryAddWithoutValidation("x-amz-security-token", credentials.Token);
+            get => _position;
+            set => _position = (int)Math.Clamp(value, 0, memory.Length);
         }
 
-        var headers = new System.Collections.Generic.SortedDictionary<string, string>(StringComparer.Ordinal) { ["host"] = host };
-        foreach (var header in request.Headers)
+        public override int Read(byte[] buffer, int offset, int count) => Read(buffer.AsSpan(offset, count));
+
+        public override int Read(Span<byte> buffer)
         {
-            string name = header.Key.ToLowerInvariant();
-            if (name.StartsWith("x-amz-", StringComparison.Ordinal))
-            {
-                headers[name] = string.Join(",", header.Value).Trim();
-            }
+            int n = Math.Min(buffer.Length, memory.Length - _position);
+            memory.Span.Slice(_position, n).CopyTo(buffer);
+            _position += n;
+            return n;
         }
 
-        var canonical = new StringBuilder();
-        canonical.Append(request.Method.Method).Append('\n');
-        canonical.Append(url.AbsolutePath).Append('\n'); // S3 signs the path as sent: escaped once
-        canonical.Append('\n'); // no query
-        foreach ((string name, string value) in headers)
+        public override ValueTask<int> ReadAsync(Memory<byte> buffer, CancellationToken cancellationToken = default) => new(Read(buffer.Span));
+
+        public override Task<int> ReadAsync(byte[] buffer, int offset, int count, CancellationToken cancellationToken) => Task.FromResult(Read(buffer, offset, count));
+
+        public override long Seek(long offset, SeekOrigin origin) => Position = origin switch
         {
-            canonical.Append(name).Append(':').Append(value).Append('\n');
+            SeekOrigin.Begin => offset,
+            SeekOrigin.Current => _position + offset,
+            _ => memory.Length + offset,
+        };
+
+        public override void Flush()
+        {
         }
 
-        string signedHeaders = string.Join(";", headers.Keys);
-        canonical.Append('\n').Append(signedHeaders).Append('\n').Append(payloadHash);
-        string scope = $"{date}/{_region}/s3/aws4_request";
-        string toSign = $"AWS4-HMAC-SHA256\n{amzDate}\n{scope}\n{Convert.ToHexStringLower(SHA256.HashData(Encoding.UTF8.GetBytes(canonical.ToString())))}";
-        byte[] key = HMACSHA256.HashData(Encoding.UTF8.GetBytes("AWS4" + credentials.SecretKey), Encoding.UTF8.GetBytes(date));
-        key = HMACSHA256.HashData(key, Encoding.UTF8.GetBytes(_region));
-        key = HMACSHA256.HashData(key, "s3"u8);
-        key = HMACSHA256.HashData(key, "aws4_request"u8);
-        string signature = Convert.ToHexStringLower(HMACSHA256.HashData(key, Encoding.UTF8.GetBytes(toSign)));
-        request.Headers.Remove("Authorization");
-        request.Headers.TryAddWithoutValidation("Authorization", $"AWS4-HMAC-SHA256 Credential={credentials.AccessKey}/{scope}, SignedHeaders={signedHeaders}, Signature={signature}");
+        public override void SetLength(long value) => throw new NotSupportedException();
+
+        public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 }

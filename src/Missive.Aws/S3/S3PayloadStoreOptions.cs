@@ -12,13 +12,21 @@ public sealed class S3PayloadStoreOptions
     public string? KeyPrefix { get; set; }
 
     /// <summary>
-    /// Gets or sets the S3 endpoint, or <c>null</c>: then <c>AWS_ENDPOINT_URL_S3</c>, the transport's
-    /// <c>ServiceUrl</c>, <c>AWS_ENDPOINT_URL</c>, and the region's endpoint, in that order.
+    /// Gets or sets the S3 endpoint of the store's own client, or <c>null</c>: then <c>AWS_ENDPOINT_URL_S3</c>, the
+    /// transport's <c>ServiceUrl</c>, <c>AWS_ENDPOINT_URL</c>, and the region's endpoint, in that order. Not with
+    /// <see cref="Client"/> (set the client's own <c>ServiceURL</c>).
     /// </summary>
     public Uri? ServiceUrl { get; set; }
 
     /// <summary>
-    /// Gets or sets whether the bucket goes in the path (<c>http://host/bucket/key</c>) rather than in the host name
+    /// Gets or sets the S3 client to use (the application's own, configured as it configures it), or <c>null</c>: then
+    /// the <see cref="Amazon.S3.IAmazonS3"/> registered in DI (as <c>AddAWSService&lt;IAmazonS3&gt;()</c> registers it),
+    /// else a client the store builds from the Missive.Aws options. The store never disposes a client it was given.
+    /// </summary>
+    public Amazon.S3.IAmazonS3? Client { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether the store's own client puts the bucket in the path (<c>http://host/bucket/key</c>) rather than in the host name
     /// (<c>https://bucket.s3.region.amazonaws.com/key</c>), or <c>null</c>: the path on a configured endpoint (a local
     /// one), the host name on AWS.
     /// </summary>

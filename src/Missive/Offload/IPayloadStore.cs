@@ -17,6 +17,9 @@ public interface IPayloadStore
     /// <summary>Gets the bucket <see cref="PutAsync"/> stores in (readers fetch from it, and from the buckets the options add).</summary>
     string Bucket { get; }
 
+    /// <summary>Gets where the store keeps payloads, for the bus's startup line (by default, the bucket's name); never a secret.</summary>
+    string Description => $"the bucket '{Bucket}'";
+
     /// <summary>Stores a payload under a new key (a lowercase UUID, after the store's prefix, if any).</summary>
     /// <param name="payload">The payload: the message body, UTF-8.</param>
     /// <param name="cancellationToken">Cancels the call.</param>

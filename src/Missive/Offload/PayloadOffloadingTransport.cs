@@ -41,7 +41,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         _logger = logger;
     }
 
-    public string Description => _inner.Description + $", payloads over the threshold stored in '{_store.Bucket}'";
+    public string Description => _inner.Description + $", payloads over the threshold stored in {_store.Description}";
 
     public bool IsDoneWithBodiesWhenCallsComplete => _inner.IsDoneWithBodiesWhenCallsComplete;
 
@@ -279,6 +279,13 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         if (_sentOn.TryRemove(location, out _))
         {
             return; // this process sent the pointer on (a dead-letter move): the payload is still needed there
+        }
+
+        if (!string.Equals(location.Bucket, _store.Bucket, StringComparison.Ordinal) && !_options.ReadableBuckets.Contains(location.Bucket))
+        {
+            // The allow-list that guards fetches guards deletes too: a message cannot make the process delete elsewhere.
+            OffloadLog.PayloadNotDeleted(_logger, location.ToString(), "BucketNotReadable");
+            return;
         }
 
         try
