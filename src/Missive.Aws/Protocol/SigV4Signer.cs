@@ -288,9 +288,9 @@ internal sealed class SigV4Signer
             Append(nameAndColon);
             ReadOnlySpan<char> trimmed = value.AsSpan().Trim();
             bool space = false;
-            foreach (char c in trimmed)
+            foreach (Rune r in trimmed.EnumerateRunes()) // by code point: a pair of surrogates is one character of four bytes
             {
-                if (c == ' ')
+                if (r.Value == ' ')
                 {
                     if (!space)
                     {
@@ -302,14 +302,7 @@ internal sealed class SigV4Signer
                 }
 
                 space = false;
-                if (c < 0x80)
-                {
-                    Append(c);
-                }
-                else
-                {
-                    Length += Encoding.UTF8.GetBytes([c], _buffer[Length..]);
-                }
+                Length += r.EncodeToUtf8(_buffer[Length..]);
             }
 
             Append('\n');
@@ -324,10 +317,7 @@ internal sealed class SigV4Signer
                 return;
             }
 
-            foreach (char c in absolutePath)
-            {
-                AppendUriEncoded(c, keepSlash: true);
-            }
+            AppendUriEncoded(absolutePath, keepSlash: true);
         }
 
         /// <summary>The canonical query string: parameters sorted by name, names and values URI-encoded (the services here are POSTed with none).</summary>
@@ -349,38 +339,40 @@ internal sealed class SigV4Signer
 
                 string pair = pairs[i];
                 int equals = pair.IndexOf('=', StringComparison.Ordinal);
-                foreach (char c in Uri.UnescapeDataString(equals < 0 ? pair : pair[..equals]))
-                {
-                    AppendUriEncoded(c, keepSlash: false);
-                }
-
+                AppendUriEncoded(Uri.UnescapeDataString(equals < 0 ? pair : pair[..equals]), keepSlash: false);
                 Append('=');
                 if (equals >= 0)
                 {
-                    foreach (char c in Uri.UnescapeDataString(pair[(equals + 1)..]))
-                    {
-                        AppendUriEncoded(c, keepSlash: false);
-                    }
+                    AppendUriEncoded(Uri.UnescapeDataString(pair[(equals + 1)..]), keepSlash: false);
                 }
             }
         }
 
-        private void AppendUriEncoded(char c, bool keepSlash)
+        /// <summary>
+        /// <paramref name="text"/> URI-encoded as SigV4 says: unreserved characters as they are, every other code point
+        /// as the percent-encoded bytes of its UTF-8 (a character outside the Basic Multilingual Plane, a surrogate pair
+        /// in .NET, is four bytes, not two replacement characters).
+        /// </summary>
+        private void AppendUriEncoded(string text, bool keepSlash)
         {
-            if (c is (>= 'A' and <= 'Z') or (>= 'a' and <= 'z') or (>= '0' and <= '9') or '-' or '_' or '.' or '~' || (keepSlash && c == '/'))
-            {
-                Append(c);
-                return;
-            }
-
             Span<byte> utf8 = stackalloc byte[4];
-            int count = Encoding.UTF8.GetBytes([c], utf8);
             ReadOnlySpan<byte> digits = "0123456789ABCDEF"u8;
-            for (int i = 0; i < count; i++)
+            foreach (Rune r in text.EnumerateRunes())
             {
-                Append('%');
-                _buffer[Length++] = digits[utf8[i] >> 4];
-                _buffer[Length++] = digits[utf8[i] & 0xF];
+                int c = r.Value;
+                if (c is (>= 'A' and <= 'Z') or (>= 'a' and <= 'z') or (>= '0' and <= '9') or '-' or '_' or '.' or '~' || (keepSlash && c == '/'))
+                {
+                    Append((char)c);
+                    continue;
+                }
+
+                int count = r.EncodeToUtf8(utf8);
+                for (int i = 0; i < count; i++)
+                {
+                    Append('%');
+                    _buffer[Length++] = digits[utf8[i] >> 4];
+                    _buffer[Length++] = digits[utf8[i] & 0xF];
+                }
             }
         }
     }

@@ -96,11 +96,33 @@ public sealed class SigV4SuiteTests
         Assert.EndsWith($"SignedHeaders=content-type;host;x-amz-date;x-amz-security-token;x-amz-target, Signature={expected}", sent.Headers["Authorization"], StringComparison.Ordinal);
     }
 
+    [Fact]
+    public async Task Handler_EncodesACharacterOutsideTheBasicMultilingualPlane_AsTheFourBytesOfItsUtf8()
+    {
+        // U+1F600 is one code point, two UTF-16 units, four UTF-8 bytes (F0 9F 98 80): SigV4 percent-encodes those bytes
+        // in the canonical query. Encoding each UTF-16 unit alone would give two replacement characters (EF BF BD twice)
+        // and a signature the service refuses.
+        var recorder = new RecordingHandler();
+        using var client = new HttpClient(AwsTransport.CreateSigningHandler(new BasicAWSCredentials(AccessKey, SecretKey), RegionEndpoint.USEast1, "service", recorder, SuiteTime));
+        using var request = new HttpRequestMessage(HttpMethod.Get, "https://example.amazonaws.com/?Note=%F0%9F%98%80");
+
+        using HttpResponseMessage response = await client.SendAsync(request);
+
+        RecordedRequest sent = Assert.Single(recorder.Requests);
+        var headers = new SortedDictionary<string, string>(StringComparer.Ordinal)
+        {
+            ["host"] = "example.amazonaws.com",
+            ["x-amz-date"] = AmzDate,
+        };
+        string expected = Signature("GET", headers, Hex(SHA256.HashData([])), canonicalQuery: "Note=%F0%9F%98%80");
+        Assert.EndsWith($"SignedHeaders=host;x-amz-date, Signature={expected}", sent.Headers["Authorization"], StringComparison.Ordinal);
+    }
+
     /// <summary>SigV4 from its published steps: canonical request, string to sign, derived key, HMAC.</summary>
-    private static string Signature(string method, SortedDictionary<string, string> headers, string payloadHash)
+    private static string Signature(string method, SortedDictionary<string, string> headers, string payloadHash, string canonicalQuery = "")
     {
         string canonicalHeaders = string.Concat(headers.Select(h => $"{h.Key}:{h.Value.Trim()}\n"));
-        string canonicalRequest = $"{method}\n/\n\n{canonicalHeaders}\n{string.Join(';', headers.Keys)}\n{payloadHash}";
+        string canonicalRequest = $"{method}\n/\n{canonicalQuery}\n{canonicalHeaders}\n{string.Join(';', headers.Keys)}\n{payloadHash}";
         string scope = "20150830/us-east-1/service/aws4_request";
         string stringToSign = $"AWS4-HMAC-SHA256\n{AmzDate}\n{scope}\n{Hex(SHA256.HashData(Encoding.UTF8.GetBytes(canonicalRequest)))}";
         byte[] key = Encoding.UTF8.GetBytes("AWS4" + SecretKey);
