@@ -18,9 +18,12 @@ namespace Missive.Samples.WorkerService;
 /// </summary>
 public static class WorkerHost
 {
-    public static IHost Build(string[] args)
+    /// <param name="args">The command line (configuration keys as <c>--Missive:Transport=Aws</c>).</param>
+    /// <param name="configure">More services before the bus (for example the application's own AWS SDK clients), or <c>null</c>.</param>
+    public static IHost Build(string[] args, Action<HostApplicationBuilder>? configure = null)
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });
+        configure?.Invoke(builder);
         IConfigurationSection missive = builder.Configuration.GetSection("Missive");
         string topic = missive["Topic"] ?? "orders";
         string queue = missive["Queue"] ?? "orders-worker";

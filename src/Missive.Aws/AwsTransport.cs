@@ -32,7 +32,7 @@ namespace Missive.Aws;
 /// </remarks>
 public sealed class AwsTransport : IMessageTransport, IDisposable
 {
-    private readonly SqsClient _sqs;
+    private readonly ISqsOperations _sqs;
     private readonly SnsClient _sns;
     private readonly EventBridgeClient _eventBridge;
     private readonly List<HttpClient> _owned = [];
@@ -56,7 +56,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     {
     }
 
-    internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider, ILogger? logger = null)
+    internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider, ILogger? logger = null, Amazon.SQS.IAmazonSQS? sqsClient = null)
     {
         ArgumentNullException.ThrowIfNull(options);
         ILogger log = logger ?? NullLogger.Instance;
@@ -78,12 +78,15 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
             return client;
         }
 
-        _sqs = new SqsClient(
-            new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, Site("SQS", "sqs", settings.SqsEndpoint), ("x-amzn-query-mode", "true")),
-            _queueUrls,
-            options.VerifyMessageDigests,
-            BatchCalls.SqsSend.WithMaxEntrySize(options.MaxSqsMessageSize),
-            log);
+        BatchLimits sqsSend = BatchCalls.SqsSend.WithMaxEntrySize(options.MaxSqsMessageSize);
+        _sqs = (sqsClient ?? options.SqsClient) is { } sdk
+            ? new SdkSqsClient(sdk, _queueUrls, sqsSend, "the application's IAmazonSQS")
+            : new SqsClient(
+                new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, Site("SQS", "sqs", settings.SqsEndpoint), ("x-amzn-query-mode", "true")),
+                _queueUrls,
+                options.VerifyMessageDigests,
+                sqsSend,
+                log);
         _sns = new SnsClient(
             new AwsServiceClient("SNS", settings.SnsEndpoint, AwsProtocol.Query, Client(AwsSettings.SnsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SnsSigningName), log, Site("SNS", "sns", settings.SnsEndpoint)),
             _topicArns,
@@ -96,8 +99,11 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// <summary>Gets the region the transport signs for.</summary>
     public string Region => Settings.Region.SystemName;
 
-    /// <summary>Gets the SQS endpoint.</summary>
-    public Uri SqsEndpoint => Settings.SqsEndpoint;
+    /// <summary>Gets the SQS endpoint of the built-in client (with an <c>IAmazonSQS</c>, the endpoint it was configured with, or the region's when it resolves its own).</summary>
+    public Uri SqsEndpoint => (_sqs as SdkSqsClient)?.Endpoint ?? Settings.SqsEndpoint;
+
+    /// <summary>Gets whether SQS calls go through the AWS SDK's <c>IAmazonSQS</c> rather than the built-in client.</summary>
+    public bool UsesSdkSqsClient => _sqs is SdkSqsClient;
 
     /// <summary>Gets the SNS endpoint.</summary>
     public Uri SnsEndpoint => Settings.SnsEndpoint;
@@ -112,14 +118,14 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
     internal AwsRetryStrategy Retry { get; }
 
-    internal SqsClient Sqs => _sqs;
+    internal ISqsOperations Sqs => _sqs;
 
     internal SnsClient Sns => _sns;
 
     internal EventBridgeClient EventBridge => _eventBridge;
 
     /// <inheritdoc />
-    public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region}, SQS {SqsEndpoint}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint}, credentials from {CredentialSource}";
+    public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region}, {(_sqs is SdkSqsClient ? "SQS through " + _sqs.Description : "SQS " + SqsEndpoint)}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint}, credentials from {CredentialSource}";
 
     /// <inheritdoc />
     /// <remarks><c>true</c>: a body is read while the request is written and its digest checked, both within the call.</remarks>

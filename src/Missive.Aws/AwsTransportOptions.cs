@@ -64,6 +64,21 @@ public sealed class AwsTransportOptions
     public TimeSpan AttemptTimeout { get; set; } = TimeSpan.FromSeconds(30);
 
     /// <summary>
+    /// Gets or sets the AWS SDK's SQS client every SQS call goes through (queue URLs, sends, receives, deletes,
+    /// visibility changes, the startup verification) instead of the built-in client, or <c>null</c>. The client's own
+    /// region, credentials, endpoint and retry settings apply to those calls; SNS and EventBridge keep the built-in
+    /// client. Not bound from configuration. See also <see cref="UseSdkSqsClient"/>.
+    /// </summary>
+    public Amazon.SQS.IAmazonSQS? SqsClient { get; set; }
+
+    /// <summary>
+    /// Gets or sets whether SQS calls go through the <c>IAmazonSQS</c> registered in DI (as
+    /// <c>AddAWSService&lt;IAmazonSQS&gt;()</c> registers it) when <see cref="SqsClient"/> is not set; the host fails to
+    /// start when none is registered. Default <c>false</c>: the built-in client. Configuration key <c>UseSdkSqsClient</c>.
+    /// </summary>
+    public bool UseSdkSqsClient { get; set; }
+
+    /// <summary>
     /// Gets or sets whether the MD5 digests SQS returns for message bodies and attributes are checked
     /// (on send and on receive). Default <c>true</c>; a mismatch is a <see cref="MessageTransportException"/>.
     /// </summary>

@@ -24,6 +24,7 @@ internal static class AwsTransportOptionsBinder
         options.AttemptTimeout = Parse(section, nameof(AwsTransportOptions.AttemptTimeout), static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), options.AttemptTimeout);
         options.VerifyMessageDigests = Parse(section, nameof(AwsTransportOptions.VerifyMessageDigests), static t => bool.Parse(t), options.VerifyMessageDigests);
         options.VerifyResourcesAtStartup = Parse(section, nameof(AwsTransportOptions.VerifyResourcesAtStartup), static t => bool.Parse(t), options.VerifyResourcesAtStartup);
+        options.UseSdkSqsClient = Parse(section, nameof(AwsTransportOptions.UseSdkSqsClient), static t => bool.Parse(t), options.UseSdkSqsClient);
         foreach (IConfigurationSection queue in section.GetSection(nameof(AwsTransportOptions.QueueUrls)).GetChildren())
         {
             options.QueueUrls[queue.Key] = Url(queue.Path, queue.Value) ?? throw Invalid(queue.Path, "an absolute URL");

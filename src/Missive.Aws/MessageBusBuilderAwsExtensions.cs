@@ -87,15 +87,18 @@ public static class MessageBusBuilderAwsExtensions
                 .ConfigurePrimaryHttpMessageHandler(sp => AwsTransport.CreateSigningHandler(sp.GetRequiredService<AwsSettings>(), service));
         }
 
+        services.AddSingleton<IMessageBusConfigurationCheck>(sp => new SdkSqsClientCheck(sp));
         services.TryAddSingleton(sp =>
         {
             IHttpClientFactory factory = sp.GetRequiredService<IHttpClientFactory>();
+            AwsTransportOptions options = sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
             return new AwsTransport(
-                sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value,
+                options,
                 sp.GetRequiredService<AwsSettings>(),
                 service => factory.CreateClient(HttpClientNamePrefix + service),
                 sp.GetRequiredService<TimeProvider>(),
-                sp.GetService<ILoggerFactory>()?.CreateLogger<AwsTransport>());
+                sp.GetService<ILoggerFactory>()?.CreateLogger<AwsTransport>(),
+                options.SqsClient ?? (options.UseSdkSqsClient ? sp.GetService<Amazon.SQS.IAmazonSQS>() : null));
         });
         services.AddSingleton<IMessageTransport>(sp => sp.GetRequiredService<AwsTransport>());
         return bus;
@@ -127,6 +130,19 @@ public static class MessageBusBuilderAwsExtensions
             ? new S3PayloadStore(options, client)
             : new S3PayloadStore(options, sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, sp.GetRequiredService<AwsSettings>(), Environment.GetEnvironmentVariable, handler: null));
         return bus;
+    }
+
+    /// <summary>UseSdkSqsClient without an IAmazonSQS to use: a startup error that says what to register.</summary>
+    private sealed class SdkSqsClientCheck(IServiceProvider services) : IMessageBusConfigurationCheck
+    {
+        public void Check(MessageBusDescription bus, ICollection<string> problems)
+        {
+            AwsTransportOptions options = services.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
+            if (options.UseSdkSqsClient && options.SqsClient is null && services.GetService<Amazon.SQS.IAmazonSQS>() is null)
+            {
+                problems.Add("AwsTransportOptions.UseSdkSqsClient is on, but no IAmazonSQS is registered: register one (services.AddAWSService<IAmazonSQS>() from AWSSDK.Extensions.NETCore.Setup, or AddSingleton<IAmazonSQS>(...)), or set AwsTransportOptions.SqsClient.");
+            }
+        }
     }
 
     /// <summary>A problem found while the bus was configured, reported with the others when the host starts.</summary>

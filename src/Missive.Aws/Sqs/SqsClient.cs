@@ -16,45 +16,31 @@ namespace Missive.Aws.Sqs;
 /// <c>POST /</c> with <c>X-Amz-Target: AmazonSQS.&lt;Operation&gt;</c>. Queues are named by URL in requests; a queue
 /// name is resolved once with <c>GetQueueUrl</c> and cached (until SQS says the queue does not exist).
 /// </summary>
-internal sealed partial class SqsClient
+internal sealed partial class SqsClient : ISqsOperations
 {
     private const string TargetPrefix = "AmazonSQS.";
     private static readonly AwsContentType ContentType = new("application/x-amz-json-1.0");
 
     private readonly AwsServiceClient _service;
-    private readonly IReadOnlyDictionary<string, Uri> _configuredUrls;
     private readonly bool _verifyDigests;
     private readonly BatchLimits _sendLimits;
     private readonly ILogger _logger;
-    private readonly ConcurrentDictionary<string, Task<string>> _queueUrls = new(StringComparer.Ordinal);
+    private readonly QueueUrlCache _queueUrls;
 
     public SqsClient(AwsServiceClient service, IReadOnlyDictionary<string, Uri> configuredUrls, bool verifyDigests, BatchLimits sendLimits, ILogger logger)
     {
         _sendLimits = sendLimits;
         _service = service;
-        _configuredUrls = configuredUrls;
+        _queueUrls = new QueueUrlCache(configuredUrls, LookUpQueueUrlAsync);
         _verifyDigests = verifyDigests;
         _logger = logger;
     }
 
+    /// <summary>Gets what the client is: the built-in one, and its endpoint.</summary>
+    public string Description => $"SQS {_service.Endpoint}";
+
     /// <summary>Gets the URL of a queue: an absolute URL as given, a configured one, or <c>GetQueueUrl</c>'s answer (cached).</summary>
-    public Task<string> GetQueueUrlAsync(string queue, CancellationToken cancellationToken)
-    {
-        ArgumentException.ThrowIfNullOrEmpty(queue);
-        if (Uri.TryCreate(queue, UriKind.Absolute, out Uri? absolute) && (absolute.Scheme == Uri.UriSchemeHttps || absolute.Scheme == Uri.UriSchemeHttp))
-        {
-            return Task.FromResult(queue);
-        }
-
-        if (_configuredUrls.TryGetValue(queue, out Uri? configured))
-        {
-            // One completed task per configured queue, made on first use: no task per call.
-            return _queueUrls.GetOrAdd(queue, static (_, url) => Task.FromResult(url.AbsoluteUri), configured);
-        }
-
-        // One lookup per name, shared by concurrent callers and not cancelled by any one of them.
-        return _queueUrls.GetOrAdd(queue, static (name, self) => self.LookUpQueueUrlAsync(name), this).WaitAsync(cancellationToken);
-    }
+    public Task<string> GetQueueUrlAsync(string queue, CancellationToken cancellationToken) => _queueUrls.GetAsync(queue, cancellationToken);
 
     /// <summary>Reads whether a queue is FIFO and deduplicates by content (<c>GetQueueAttributes</c>), resolving its URL first.</summary>
     public async Task<(bool Fifo, bool ContentBasedDeduplication)> GetFifoAttributesAsync(string queue, CancellationToken cancellationToken)
@@ -79,18 +65,10 @@ internal sealed partial class SqsClient
 
     private async Task<string> LookUpQueueUrlAsync(string queueName)
     {
-        try
-        {
-            using PooledBufferWriter body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
-            using AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, CancellationToken.None, resource: $"queue '{queueName}'").ConfigureAwait(false);
-            using JsonDocument answer = AwsJson.Parse(response, "SQS GetQueueUrl");
-            return AwsJson.String(answer.RootElement, "QueueUrl") ?? throw Malformed("GetQueueUrl", "no QueueUrl");
-        }
-        catch
-        {
-            _queueUrls.TryRemove(queueName, out _); // a failed lookup is not cached: the next call asks again
-            throw;
-        }
+        using PooledBufferWriter body = AwsJson.Write(queueName, static (w, name) => w.WriteString("QueueName", name));
+        using AwsResponse response = await _service.PostAsync("GetQueueUrl", ContentType, TargetPrefix + "GetQueueUrl", body.WrittenMemory, TimeSpan.Zero, AwsAnswer.DefaultLimit, CancellationToken.None, resource: $"queue '{queueName}'").ConfigureAwait(false);
+        using JsonDocument answer = AwsJson.Parse(response, "SQS GetQueueUrl");
+        return AwsJson.String(answer.RootElement, "QueueUrl") ?? throw Malformed("GetQueueUrl", "no QueueUrl");
     }
 
     private async Task<JsonDocument> PostAsync(string operation, ReadOnlyMemory<byte> body, string queue, CancellationToken cancellationToken)
@@ -103,11 +81,11 @@ internal sealed partial class SqsClient
     {
         try
         {
-            return await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, longPoll, answerLimit, cancellationToken, resource: Describe(queue)).ConfigureAwait(false);
+            return await _service.PostAsync(operation, ContentType, TargetPrefix + operation, body, longPoll, answerLimit, cancellationToken, resource: _queueUrls.Describe(queue)).ConfigureAwait(false);
         }
         catch (MessageTransportException e) when (IsNonExistentQueue(e.ErrorCode))
         {
-            _queueUrls.TryRemove(queue, out _); // the queue may be created again under a new URL
+            _queueUrls.Forget(queue); // the queue may be created again under a new URL
             throw;
         }
     }
@@ -125,17 +103,11 @@ internal sealed partial class SqsClient
         }
     }
 
-    /// <summary>A queue as configured and as resolved, for errors: <c>queue 'billing' (https://…/billing)</c>.</summary>
-    private string Describe(string queue)
-        => _queueUrls.TryGetValue(queue, out Task<string>? url) && url.IsCompletedSuccessfully && !string.Equals(url.Result, queue, StringComparison.Ordinal)
-            ? $"queue '{queue}' ({url.Result})"
-            : $"queue '{queue}'";
-
     private static MessageTransportException Malformed(string operation, string what)
         => new($"SQS {operation} answered with {what}.") { ErrorCode = "MalformedResponse" };
 
-    private static int Seconds(TimeSpan value) => (int)Math.Clamp(Math.Ceiling(value.TotalSeconds), 0, int.MaxValue);
+    internal static int Seconds(TimeSpan value) => (int)Math.Clamp(Math.Ceiling(value.TotalSeconds), 0, int.MaxValue);
 
-    private static bool IsNonExistentQueue(string? code)
+    internal static bool IsNonExistentQueue(string? code)
         => code is "AWS.SimpleQueueService.NonExistentQueue" or "QueueDoesNotExist";
 }

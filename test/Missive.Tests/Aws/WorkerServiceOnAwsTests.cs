@@ -1,6 +1,7 @@
 using System;
 using System.Threading;
 using System.Threading.Tasks;
+using Microsoft.Extensions.Configuration;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Missive.Aws;
@@ -13,8 +14,10 @@ namespace Missive.Tests.Aws;
 [Collection(AwsEmulatorCollection.Name)]
 public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
 {
-    [EmulatorFact]
-    public async Task WorkerService_OnTheEmulator_ByConfigurationAlone_HandlesWhatItPublishes()
+    [EmulatorTheory]
+    [InlineData(false)]
+    [InlineData(true)] // SQS through the application's IAmazonSQS, registered by AddAWSService<IAmazonSQS>() from its "AWS" section
+    public async Task WorkerService_OnTheEmulator_ByConfigurationAlone_HandlesWhatItPublishes(bool applicationsSqsClient)
     {
         AwsEmulator emulator = fixture.Emulator;
         string topicArn = await emulator.CreateTopicAsync("orders");
@@ -27,16 +30,27 @@ public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
 
         // Credentials come from the default chain, as they would on a developer's machine or in a container.
         using var credentials = new EnvironmentScope(("AWS_ACCESS_KEY_ID", AwsEmulator.Credentials.GetCredentials().AccessKey), ("AWS_SECRET_ACCESS_KEY", AwsEmulator.Credentials.GetCredentials().SecretKey));
-        using IHost host = WorkerHost.Build(
+        string[] args =
         [
             "--Missive:Transport=Aws",
             $"--Missive:Aws:ServiceUrl={emulator.Proxy}",
             $"--Missive:Aws:Region={AwsEmulator.Region}",
             $"--Missive:Aws:TopicArns:orders={topicArn}",
+            $"--Missive:Aws:UseSdkSqsClient={applicationsSqsClient}",
+            $"--AWS:ServiceURL={emulator.Proxy}",
+            $"--AWS:AuthenticationRegion={AwsEmulator.Region}",
             "--Missive:Poller:WaitTime=00:00:01",
             "--Worker:PublishInterval=00:00:00.050",
             "--Logging:LogLevel:Default=Warning",
-        ]);
+        ];
+        using IHost host = WorkerHost.Build(args, builder =>
+        {
+            if (applicationsSqsClient)
+            {
+                builder.Services.AddDefaultAWSOptions(builder.Configuration.GetAWSOptions());
+                builder.Services.AddAWSService<Amazon.SQS.IAmazonSQS>();
+            }
+        });
         OrderStatistics statistics = host.Services.GetRequiredService<OrderStatistics>();
 
         await host.StartAsync();
@@ -50,7 +64,8 @@ public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
 
         await host.StopAsync();
 
-        Assert.IsType<AwsTransport>(host.Services.GetRequiredService<IMessageTransport>());
+        var transport = Assert.IsType<AwsTransport>(host.Services.GetRequiredService<IMessageTransport>());
+        Assert.Equal(applicationsSqsClient, transport.UsesSdkSqsClient);
         Assert.True(statistics.Handled >= 10);
         Assert.Equal(0, (await emulator.StatsAsync()).Rejected);
     }
