@@ -32,6 +32,8 @@ namespace Missive.Benchmarks.Pump;
 /// <item>Missive: a generic host with <c>AddQueuePoller</c> (default <see cref="PollerOptions"/> but <c>MaxConcurrency</c>),
 /// <c>EnableExperimentalFeatures()</c>, a handler that counts (or takes 5 ms), the AWS transport over the endpoint
 /// (every request signed).</item>
+/// <item>Missive again with the same transport on AWSSDK.SQS's client (<see cref="AwsTransportOptions.SqsClient"/>): the
+/// pump's own cost on the official client.</item>
 /// <item>The hand loop, on AWSSDK.SQS: receive 10, read each body with the same <see cref="InboundMessageReader"/>,
 /// run the handlers (at once, or the 5 ms ones side by side), <c>DeleteMessageBatch</c> the 10.</item>
 /// </list>
@@ -54,21 +56,21 @@ public static class PumpBenchmark
             foreach (int handlerMs in new[] { 0, 5 })
             {
                 var loopRuns = new List<Window>();
-                var pumpRuns = new Dictionary<int, List<Window>> { [10] = [], [64] = [] };
+                var pumpRuns = new Dictionary<(int Concurrency, bool Sdk), List<Window>> { [(10, false)] = [], [(64, false)] = [], [(10, true)] = [], [(64, true)] = [] };
                 for (int round = 0; round < rounds; round++)
                 {
                     loopRuns.Add(RunLoop(bodies, handlerMs, window).GetAwaiter().GetResult());
-                    foreach (int concurrency in pumpRuns.Keys)
+                    foreach ((int concurrency, bool sdk) in pumpRuns.Keys)
                     {
-                        pumpRuns[concurrency].Add(RunPump(bodies, handlerMs, concurrency, window).GetAwaiter().GetResult());
+                        pumpRuns[(concurrency, sdk)].Add(RunPump(bodies, handlerMs, concurrency, sdk, window).GetAwaiter().GetResult());
                     }
                 }
 
                 Window loop = Window.Median(loopRuns);
                 Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", loop, null);
-                foreach ((int concurrency, List<Window> runs) in pumpRuns)
+                foreach (((int concurrency, bool sdk), List<Window> runs) in pumpRuns)
                 {
-                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), "Missive", Window.Median(runs), loop);
+                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), sdk ? "Missive on AWSSDK.SQS" : "Missive (built-in client)", Window.Median(runs), loop);
                 }
             }
         }
@@ -92,11 +94,12 @@ public static class PumpBenchmark
         return bodies;
     }
 
-    private static async Task<Window> RunPump(List<string> bodies, int handlerMs, int concurrency, TimeSpan window)
+    private static async Task<Window> RunPump(List<string> bodies, int handlerMs, int concurrency, bool sdk, TimeSpan window)
     {
         var endpoint = new FakeSqsEndpoint(bodies);
         var counter = new Counter(handlerMs);
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret") };
+        using AmazonSQSClient? client = sdk ? SdkClient(endpoint) : null;
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), SqsClient = client };
         options.QueueUrls["bench"] = new Uri(FakeSqsEndpoint.QueueUrl);
         AwsSettings settings = AwsSettings.Resolve(options, static _ => null);
         using var transport = new AwsTransport(options, settings, service => new HttpClient(AwsTransport.CreateSigningHandler(settings, service, endpoint), disposeHandler: false), TimeProvider.System);
@@ -121,8 +124,7 @@ public static class PumpBenchmark
     {
         var endpoint = new FakeSqsEndpoint(bodies);
         var counter = new Counter(handlerMs);
-        var config = new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) };
-        using var client = new AmazonSQSClient(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), config);
+        using AmazonSQSClient client = SdkClient(endpoint);
         var reader = Setup.Inbound;
         using var stop = new CancellationTokenSource();
         Task loop = Task.Run(() => HandLoop(client, reader, counter, stop.Token));
@@ -175,6 +177,10 @@ public static class PumpBenchmark
         Snapshot end = Snapshot.Take(endpoint, counter);
         return new Window(start, end);
     }
+
+    /// <summary>The official client over the endpoint, as the hand loop and the pump on AWSSDK.SQS both use it.</summary>
+    private static AmazonSQSClient SdkClient(FakeSqsEndpoint endpoint)
+        => new(new BasicAWSCredentials("AKIDBENCHMARK", "bench/secret"), new AmazonSQSConfig { ServiceURL = "https://sqs.eu-west-1.amazonaws.com", AuthenticationRegion = "eu-west-1", HttpClientFactory = new EndpointClients(endpoint) });
 
     private sealed class EndpointClients(FakeSqsEndpoint endpoint) : HttpClientFactory
     {
