@@ -32,7 +32,13 @@ const { startEmulator, credentials } = await import("./server.mjs");
 const setup = JSON.parse(readFileSync(setupFile, "utf8"));
 const region = setup.region ?? "eu-west-1";
 const account = "000000000000"; // fauxqs's account
-const emulator = await startEmulator({ port, verifySignatures, region });
+let emulator;
+try {
+  emulator = await startEmulator({ port, verifySignatures, region });
+} catch (e) {
+  console.error(`The local endpoint did not start: ${e.message}`);
+  process.exit(1);
+}
 
 async function sqs(operation, body) {
   const response = await fetch(emulator.fauxqs, {

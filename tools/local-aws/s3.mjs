@@ -5,13 +5,13 @@
 //   POST /__control/faults  body: [{ "kind": "status"|"truncate"|"delay", "method": "GET", "count": n,
 //                                     "status": 403, "code": "AccessDenied", "delayMs": 0 }]   (replaces the list)
 //   GET  /__control/stats   { verified, rejected, faults }
-// Usage: node tools/local-aws/s3.mjs [--port 0] [--bucket name]... ; prints "ready: http://127.0.0.1:P" and runs until
-// its standard input closes (as the tests start it) or Ctrl+C.
+// Usage: node tools/local-aws/s3.mjs [--port 4569] [--bucket name]... [--stay] ; prints "ready: http://127.0.0.1:P" and
+// runs until its standard input closes (as the tests start it; --stay ignores the input, to run it in the background),
+// Ctrl+C or SIGTERM.
 import http from "node:http";
 import os from "node:os";
 import path from "node:path";
 import { mkdtempSync, existsSync } from "node:fs";
-import { once } from "node:events";
 import { createRequire } from "node:module";
 import { execSync } from "node:child_process";
 import { dirname, join } from "node:path";
@@ -26,7 +26,7 @@ const require = createRequire(import.meta.url);
 const S3rver = require("s3rver");
 const { SignatureV4 } = await import("@smithy/signature-v4");
 const { Sha256 } = await import("@aws-crypto/sha256-js");
-const { credentials } = await import("./server.mjs");
+const { credentials, listen } = await import("./server.mjs");
 
 const args = process.argv.slice(2);
 const portIndex = args.indexOf("--port");
@@ -112,12 +112,21 @@ const proxy = http.createServer(async (req, res) => {
   upstream.end(body);
 });
 proxy.keepAliveTimeout = 1000;
-proxy.listen(port, "127.0.0.1");
-await once(proxy, "listening");
+try {
+  await listen(proxy, port);
+} catch (e) {
+  console.error(`The local S3 endpoint did not start: ${e.message}`);
+  await s3.close();
+  process.exit(1);
+}
 console.log(`ready: http://127.0.0.1:${proxy.address().port}`);
 
 const stop = async () => { proxy.close(); await s3.close(); process.exit(0); };
-process.stdin.resume();
-process.stdin.on("end", stop);
-process.stdin.on("error", stop);
+if (!args.includes("--stay")) {
+  // The tests start it with a pipe as its input and close the pipe to stop it; --stay ignores the input (in the background).
+  process.stdin.resume();
+  process.stdin.on("end", stop);
+  process.stdin.on("error", stop);
+}
 process.on("SIGINT", stop);
+process.on("SIGTERM", stop);

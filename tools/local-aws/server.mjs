@@ -231,12 +231,24 @@ export async function startEmulator({ port = 0, verifySignatures = true, region 
     res.end(upstream.body);
   });
   proxy.keepAliveTimeout = 1000;
-  proxy.listen(port, "127.0.0.1");
-  await once(proxy, "listening");
+  await listen(proxy, port);
 
   return {
     proxy: `http://127.0.0.1:${proxy.address().port}`,
     fauxqs: `http://127.0.0.1:${fauxqsPort}`,
     close: async () => { proxy.close(); await app.close(); },
   };
+}
+
+/** Listens on 127.0.0.1:port; a port already taken is an error that says what to do, not a stack trace. */
+export async function listen(server, port) {
+  server.listen(port, "127.0.0.1");
+  try {
+    await once(server, "listening");
+  } catch (e) {
+    if (e.code === "EADDRINUSE") {
+      throw new Error(`port ${port} on 127.0.0.1 is already in use (another local endpoint, LocalStack, or an earlier run still going): stop that process, or choose another port with --port <n> and point the endpoint settings (ServiceUrl, AWS_ENDPOINT_URL) at it`);
+    }
+    throw e;
+  }
 }
