@@ -101,8 +101,8 @@ public sealed class AwsEmulator : IAsyncDisposable
     public AwsTransport CreateTransport(Action<AwsTransportOptions>? configure = null) => new(Options(configure));
 
     /// <summary>The AWS SDK's own SQS client, pointed at the proxy (it signs, and the proxy checks, as for the built-in client).</summary>
-    public Amazon.SQS.AmazonSQSClient CreateSqsClient()
-        => new(Credentials, new Amazon.SQS.AmazonSQSConfig { ServiceURL = Proxy.AbsoluteUri, AuthenticationRegion = Region, MaxErrorRetry = 2 });
+    public Amazon.SQS.AmazonSQSClient CreateSqsClient(int maxErrorRetry = 2, TimeSpan? timeout = null)
+        => new(Credentials, new Amazon.SQS.AmazonSQSConfig { ServiceURL = Proxy.AbsoluteUri, AuthenticationRegion = Region, MaxErrorRetry = maxErrorRetry, Timeout = timeout });
 
     // ---- Control of the proxy ----
 

@@ -32,8 +32,10 @@ public sealed class AwsFaultTests(AwsEmulatorFixture fixture, ITestOutputHelper 
 
     private AwsEmulator Emulator => fixture.Emulator;
 
-    [EmulatorFact]
-    public async Task UnderInjectedFaults_NothingIsLost_AndEveryDuplicateHasAKnownCause()
+    [EmulatorTheory]
+    [InlineData(AwsTransportSqsTests.BuiltIn)]
+    [InlineData(AwsTransportSqsTests.Sdk)] // the SDK's own retries (five attempts, a one-second timeout), the same promises
+    public async Task UnderInjectedFaults_NothingIsLost_AndEveryDuplicateHasAKnownCause(string client)
     {
         string queue = AwsTransportSqsTests.NewName("faults");
         await Emulator.CreateQueueAsync(queue, new() { ["VisibilityTimeout"] = ((int)QueueVisibility.TotalSeconds).ToString(System.Globalization.CultureInfo.InvariantCulture) });
@@ -43,6 +45,7 @@ public sealed class AwsFaultTests(AwsEmulatorFixture fixture, ITestOutputHelper 
             o.MaxAttempts = 5;
             o.MaxBackoff = TimeSpan.FromMilliseconds(200);
             o.AttemptTimeout = TimeSpan.FromSeconds(1);
+            o.SqsClient = client == AwsTransportSqsTests.Sdk ? Emulator.CreateSqsClient(maxErrorRetry: 4, timeout: TimeSpan.FromSeconds(1)) : null;
         });
         await transport.GetQueueUrlAsync(queue);
         await Emulator.ResetAsync();
