@@ -138,7 +138,23 @@ public static class MessageBusBuilderAwsExtensions
         public void Check(MessageBusDescription bus, ICollection<string> problems)
         {
             AwsTransportOptions options = services.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
-            if (options.UseSdkSqsClient && options.SqsClient is null && services.GetService<Amazon.SQS.IAmazonSQS>() is null)
+            if (!options.UseSdkSqsClient || options.SqsClient is not null)
+            {
+                return;
+            }
+
+            Amazon.SQS.IAmazonSQS? client;
+            try
+            {
+                client = services.GetService<Amazon.SQS.IAmazonSQS>();
+            }
+            catch (Exception e) when (e is Amazon.Runtime.AmazonClientException or InvalidOperationException or ArgumentException)
+            {
+                problems.Add($"AwsTransportOptions.UseSdkSqsClient is on, but the IAmazonSQS registered could not be created: {e.Message} Configure it (the \"AWS\" section read by AddDefaultAWSOptions: Region, Profile, ServiceURL; or AWS_REGION and the credential chain).");
+                return;
+            }
+
+            if (client is null)
             {
                 problems.Add("AwsTransportOptions.UseSdkSqsClient is on, but no IAmazonSQS is registered: register one (services.AddAWSService<IAmazonSQS>() from AWSSDK.Extensions.NETCore.Setup, or AddSingleton<IAmazonSQS>(...)), or set AwsTransportOptions.SqsClient.");
             }

@@ -339,7 +339,18 @@ internal sealed class SdkSqsClient : ISqsOperations
         }
 
         bool timedOut = e is OperationCanceledException or TimeoutException || e.InnerException is OperationCanceledException or TimeoutException;
-        if (timedOut || e is HttpRequestException or IOException or AmazonClientException)
+        bool network = e is HttpRequestException or IOException || e.InnerException is HttpRequestException or IOException or System.Net.Sockets.SocketException;
+        if (e is AmazonClientException && !timedOut && !network)
+        {
+            // The client failed before anything was sent: its credentials or its configuration. No retry clears it.
+            return new MessageTransportException($"SQS {operation} on {resource}: the application's IAmazonSQS failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain).", e)
+            {
+                ErrorCode = "ClientConfiguration",
+                IsPersistent = true,
+            };
+        }
+
+        if (timedOut || network)
         {
             return new MessageTransportException($"SQS {operation} on {resource} failed: {(timedOut ? "no answer in time" : e.Message)} (the application's IAmazonSQS, {_site.Endpoint.GetLeftPart(UriPartial.Authority)}).", e)
             {

@@ -24,8 +24,10 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
 
     private AwsEmulator Emulator => fixture.Emulator;
 
-    [EmulatorFact]
-    public async Task Bus_PublishersPollersAndHandlers_HandleEveryMessageExactlyOnce()
+    [EmulatorTheory]
+    [InlineData(AwsTransportSqsTests.BuiltIn)]
+    [InlineData(AwsTransportSqsTests.Sdk)]
+    public async Task Bus_PublishersPollersAndHandlers_HandleEveryMessageExactlyOnce(string client)
     {
         string name = AwsTransportSqsTests.NewName("bus");
         string topicArn = await Emulator.CreateTopicAsync(name + "-topic");
@@ -54,6 +56,7 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
             {
                 Emulator.Apply(o);
                 o.TopicArns["orders-topic"] = topicArn;
+                o.SqsClient = SqsClient(client);
             }));
         using IHost host = builder.Build();
         await host.StartAsync();
@@ -144,8 +147,10 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
         Assert.InRange(calls, 3, coalesce ? 6 : 3);
     }
 
-    [EmulatorFact]
-    public async Task VerifyResourcesAtStartup_AsksTheEmulator_AndListsWhatIsMissingOrDoesNotFit()
+    [EmulatorTheory]
+    [InlineData(AwsTransportSqsTests.BuiltIn)]
+    [InlineData(AwsTransportSqsTests.Sdk)]
+    public async Task VerifyResourcesAtStartup_AsksTheEmulator_AndListsWhatIsMissingOrDoesNotFit(string client)
     {
         string fifo = AwsTransportSqsTests.NewName("verify") + ".fifo";
         string missing = AwsTransportSqsTests.NewName("verify-missing");
@@ -168,6 +173,7 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
             {
                 Emulator.Apply(o);
                 o.VerifyResourcesAtStartup = true;
+                o.SqsClient = SqsClient(client);
             }));
         using IHost host = builder.Build();
 
@@ -179,8 +185,10 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
         Assert.Contains(await Emulator.RequestsAsync(), r => r.Body.Contains("Action=GetTopicAttributes", StringComparison.Ordinal)); // the topic was asked about, and exists
     }
 
-    [EmulatorFact]
-    public async Task SlowHandler_OnSqs_KeepsItsMessageInvisibleWithHeartbeats()
+    [EmulatorTheory]
+    [InlineData(AwsTransportSqsTests.BuiltIn)]
+    [InlineData(AwsTransportSqsTests.Sdk)]
+    public async Task SlowHandler_OnSqs_KeepsItsMessageInvisibleWithHeartbeats(string client)
     {
         string queue = AwsTransportSqsTests.NewName("bus-heartbeat");
         await Emulator.CreateQueueAsync(queue);
@@ -198,7 +206,11 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
                 o.WaitTime = TimeSpan.FromSeconds(1);
                 o.VisibilityTimeout = TimeSpan.FromSeconds(2);
             })
-            .UseAws(Emulator.Apply));
+            .UseAws(o =>
+            {
+                Emulator.Apply(o);
+                o.SqsClient = SqsClient(client);
+            }));
         using IHost host = builder.Build();
         await Emulator.ResetAsync();
         await host.StartAsync();
@@ -246,4 +258,7 @@ public sealed class AwsBusEndToEndTests(AwsEmulatorFixture fixture)
             return Task.CompletedTask;
         }
     }
+
+    /// <summary>The AWS SDK's client for the SDK runs, or <c>null</c> (the built-in client).</summary>
+    private Amazon.SQS.AmazonSQSClient? SqsClient(string client) => client == AwsTransportSqsTests.Sdk ? Emulator.CreateSqsClient() : null;
 }

@@ -102,7 +102,15 @@ public sealed class AwsEmulator : IAsyncDisposable
 
     /// <summary>The AWS SDK's own SQS client, pointed at the proxy (it signs, and the proxy checks, as for the built-in client).</summary>
     public Amazon.SQS.AmazonSQSClient CreateSqsClient(int maxErrorRetry = 2, TimeSpan? timeout = null)
-        => new(Credentials, new Amazon.SQS.AmazonSQSConfig { ServiceURL = Proxy.AbsoluteUri, AuthenticationRegion = Region, MaxErrorRetry = maxErrorRetry, Timeout = timeout });
+    {
+        var config = new Amazon.SQS.AmazonSQSConfig { ServiceURL = Proxy.AbsoluteUri, AuthenticationRegion = Region, MaxErrorRetry = maxErrorRetry };
+        if (timeout is { } attempt)
+        {
+            config.Timeout = attempt; // the SDK refuses null
+        }
+
+        return new(Credentials, config);
+    }
 
     // ---- Control of the proxy ----
 

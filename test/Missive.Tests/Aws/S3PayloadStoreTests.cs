@@ -166,7 +166,7 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
 
     [EmulatorTheory]
     [InlineData(false)]
-    [InlineData(true)] // the application's own IAmazonS3, registered as AddAWSService<IAmazonS3>() registers it
+    [InlineData(true)] // the application's own IAmazonS3 and IAmazonSQS, registered as AddAWSService<T>() registers them
     public async Task OnTheAwsTransport_UseS3PayloadStore_CarriesAFiveMiBMessageThroughSqs(bool applicationsClient)
     {
         string queue = AwsTransportSqsTests.NewName("offload");
@@ -178,6 +178,7 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
         if (applicationsClient)
         {
             builder.Services.AddSingleton<Amazon.S3.IAmazonS3>(new Amazon.S3.AmazonS3Client(AwsEmulator.Credentials, new Amazon.S3.AmazonS3Config { ServiceURL = s3.Endpoint.AbsoluteUri, ForcePathStyle = true, AuthenticationRegion = "eu-west-1" }));
+            builder.Services.AddSingleton<Amazon.SQS.IAmazonSQS>(aws.Emulator.CreateSqsClient());
         }
 
         builder.Services.AddMessageBus(bus => bus
@@ -186,7 +187,11 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
             .AddSqsPublisher<string>(queue)
             .AddHandler<string, PayloadOffloadTests.DocumentHandler>()
             .AddQueuePoller(queue, o => o.WaitTime = TimeSpan.FromSeconds(1))
-            .UseAws(aws.Emulator.Apply)
+            .UseAws(o =>
+            {
+                aws.Emulator.Apply(o);
+                o.UseSdkSqsClient = applicationsClient;
+            })
             .UsePayloadOffload()
             .UseS3PayloadStore(o =>
             {
@@ -204,6 +209,7 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
 
         Assert.Equal(document, handled.Messages.Single());
         var store = Assert.IsType<S3PayloadStore>(host.Services.GetRequiredService<IPayloadStore>());
+        Assert.Equal(applicationsClient, host.Services.GetRequiredService<AwsTransport>().UsesSdkSqsClient);
         Assert.Equal(s3.Endpoint.Authority, store.Endpoint!.Authority);
         Assert.Equal(rejectedBefore, await s3.RejectedAsync()); // both clients' signatures checked by the proxy
     }

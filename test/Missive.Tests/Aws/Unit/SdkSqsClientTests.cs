@@ -75,6 +75,24 @@ public sealed class SdkSqsClientTests
     }
 
 #pragma warning disable CA5351 // SQS digests bodies with MD5; nothing here is secured by it
+    [Fact]
+    public async Task CredentialsTheClientCannotGet_AreAPersistentFailure_NotARetriedConnectionError()
+    {
+        var handler = new RecordingHandler();
+        var sdk = new AmazonSQSClient(new NoCredentials(), new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new OverHandler(handler) });
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
+        options.QueueUrls["orders"] = new Uri(QueueUrl);
+        using var transport = new AwsTransport(options);
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "b" }));
+
+        Assert.Equal("ClientConfiguration", error.ErrorCode);
+        Assert.True(error.IsPersistent);
+        Assert.False(error.IsTransient);
+        Assert.Contains("credentials", error.Message, StringComparison.Ordinal);
+        Assert.Empty(handler.Requests); // nothing was sent
+    }
+
     private static string Md5(string text) => Convert.ToHexStringLower(System.Security.Cryptography.MD5.HashData(System.Text.Encoding.UTF8.GetBytes(text)));
 #pragma warning restore CA5351
 
@@ -84,6 +102,14 @@ public sealed class SdkSqsClientTests
         var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
         options.QueueUrls["orders"] = new Uri(QueueUrl);
         return new AwsTransport(options);
+    }
+
+    /// <summary>Credentials whose source fails, as a missing profile or an expired SSO session does.</summary>
+    private sealed class NoCredentials : Amazon.Runtime.AWSCredentials
+    {
+        public override Amazon.Runtime.ImmutableCredentials GetCredentials() => throw new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired.");
+
+        public override Task<Amazon.Runtime.ImmutableCredentials> GetCredentialsAsync() => Task.FromResult(GetCredentials());
     }
 
     private sealed class OverHandler(System.Net.Http.HttpMessageHandler handler) : Amazon.Runtime.HttpClientFactory
