@@ -24,17 +24,8 @@ internal sealed class SdkSqsClient : ISqsOperations
 {
     private static readonly List<string> AllAttributes = ["All"];
 
-    /// <summary>The system attributes the bus reads, asked for on every receive.</summary>
-    private static readonly List<string> SystemAttributeNames =
-    [
-        SqsSystemAttributes.ApproximateReceiveCount,
-        SqsSystemAttributes.ApproximateFirstReceiveTimestamp,
-        SqsSystemAttributes.SentTimestamp,
-        SqsSystemAttributes.MessageGroupId,
-        SqsSystemAttributes.MessageDeduplicationId,
-        SqsSystemAttributes.SequenceNumber,
-        SqsSystemAttributes.DeadLetterQueueSourceArn,
-    ];
+    /// <summary>The system attributes the bus reads, asked for on every receive (the built-in client's list).</summary>
+    private static readonly List<string> SystemAttributeNames = [.. SqsClient.SystemAttributeNames];
 
     private readonly IAmazonSQS _sqs;
     private readonly BatchLimits _sendLimits;
@@ -85,39 +76,26 @@ internal sealed class SdkSqsClient : ISqsOperations
     public async Task<BatchEntryResult[]> SendBatchAsync(string queue, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-        BatchEntryResult[] results = await BatchCalls.CallEachAsync(
-            requests,
-            _sendLimits,
-            static entry => entry.Request.ComputeSize(),
-            FifoRule.IsFifo(url) ? static entry => entry.Request.MessageGroupId : null,
-            "SQS SendMessageBatch",
-            async (list, start, end, chunk, ct) =>
-            {
-                var entries = new List<SendMessageBatchRequestEntry>(end - start);
-                for (int i = start; i < end; i++)
-                {
-                    SqsSendRequest request = list[i].Request;
-                    entries.Add(new SendMessageBatchRequestEntry
-                    {
-                        Id = (i - start).ToString(CultureInfo.InvariantCulture),
-                        MessageBody = request.Body,
-                        MessageAttributes = Attributes(request.MessageAttributes),
-                        MessageGroupId = request.MessageGroupId,
-                        MessageDeduplicationId = request.MessageDeduplicationId,
-                        DelaySeconds = request.Delay > TimeSpan.Zero ? SqsClient.Seconds(request.Delay) : null,
-                    });
-                }
-
-                SendMessageBatchResponse answer = await CallAsync("SendMessageBatch", queue, c => _sqs.SendMessageBatchAsync(new SendMessageBatchRequest { QueueUrl = url, Entries = entries }, c), ct).ConfigureAwait(false);
-                Read(answer.Successful, static e => (e.Id, e.MessageId), answer.Failed, start, end, chunk);
-            },
-            cancellationToken).ConfigureAwait(false);
-        for (int i = 0; i < results.Length; i++)
+        return await SqsClient.SendInCallsAsync(url, requests, _sendLimits, async (list, start, end, chunk, ct) =>
         {
-            results[i] = results[i] with { Index = requests[i].Index };
-        }
+            var entries = new List<SendMessageBatchRequestEntry>(end - start);
+            for (int i = start; i < end; i++)
+            {
+                SqsSendRequest request = list[i].Request;
+                entries.Add(new SendMessageBatchRequestEntry
+                {
+                    Id = (i - start).ToString(CultureInfo.InvariantCulture),
+                    MessageBody = request.Body,
+                    MessageAttributes = Attributes(request.MessageAttributes),
+                    MessageGroupId = request.MessageGroupId,
+                    MessageDeduplicationId = request.MessageDeduplicationId,
+                    DelaySeconds = request.Delay > TimeSpan.Zero ? SqsClient.Seconds(request.Delay) : null,
+                });
+            }
 
-        return results;
+            SendMessageBatchResponse answer = await CallAsync("SendMessageBatch", queue, c => _sqs.SendMessageBatchAsync(new SendMessageBatchRequest { QueueUrl = url, Entries = entries }, c), ct).ConfigureAwait(false);
+            Read(answer.Successful, static e => (e.Id, e.MessageId), answer.Failed, start, end, chunk);
+        }, cancellationToken).ConfigureAwait(false);
     }
 
     public async Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queue, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout, CancellationToken cancellationToken)

@@ -12,7 +12,7 @@ namespace Missive.Aws.Sqs;
 internal sealed partial class SqsClient
 {
     /// <summary>The system attributes the bus reads, asked for on every receive (SQS returns none unasked).</summary>
-    private static readonly string[] SystemAttributeNames =
+    internal static readonly string[] SystemAttributeNames =
     [
         SqsSystemAttributes.ApproximateReceiveCount,
         SqsSystemAttributes.ApproximateFirstReceiveTimestamp,

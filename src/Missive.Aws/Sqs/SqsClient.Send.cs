@@ -32,13 +32,23 @@ internal sealed partial class SqsClient
     public async Task<BatchEntryResult[]> SendBatchAsync(string queue, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        return await SendInCallsAsync(url, requests, _sendLimits, (list, start, end, chunk, ct) => SendBatchCallAsync(url, queue, list, start, end, chunk, ct), cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>
+    /// The requests of one queue (at <paramref name="url"/>) in <c>SendMessageBatch</c> calls within
+    /// <paramref name="limits"/>, a FIFO queue's groups kept in order; each result at its request's index. Both SQS
+    /// clients cut their batches so.
+    /// </summary>
+    internal static async Task<BatchEntryResult[]> SendInCallsAsync(string url, IReadOnlyList<(int Index, SqsSendRequest Request)> requests, BatchLimits limits, Func<IReadOnlyList<(int Index, SqsSendRequest Request)>, int, int, BatchEntryResult[], CancellationToken, Task> call, CancellationToken cancellationToken)
+    {
         BatchEntryResult[] results = await BatchCalls.CallEachAsync(
             requests,
-            _sendLimits,
+            limits,
             static entry => entry.Request.ComputeSize(),
             FifoRule.IsFifo(url) ? static entry => entry.Request.MessageGroupId : null, // a standard queue's group ids keep no order
             "SQS SendMessageBatch",
-            (list, start, end, chunk, ct) => SendBatchCallAsync(url, queue, list, start, end, chunk, ct),
+            call,
             cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < results.Length; i++)
         {

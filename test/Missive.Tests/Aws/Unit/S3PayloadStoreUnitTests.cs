@@ -100,7 +100,7 @@ public sealed class S3PayloadStoreUnitTests
     public async Task TheApplicationsOwnClient_IsUsed_AndNotDisposedWithTheStore()
     {
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Answer(HttpStatusCode.OK, string.Empty) };
-        var config = new AmazonS3Config { ServiceURL = "http://own-s3.local:9000", ForcePathStyle = true, AuthenticationRegion = "eu-central-1", HttpClientFactory = new OverHandler(handler) };
+        var config = new AmazonS3Config { ServiceURL = "http://own-s3.local:9000", ForcePathStyle = true, AuthenticationRegion = "eu-central-1", HttpClientFactory = new SdkHttpClients(handler) };
         using var client = new AmazonS3Client(AwsEmulator.Credentials, config);
 
         PayloadLocation location;
@@ -149,10 +149,6 @@ public sealed class S3PayloadStoreUnitTests
     private static S3PayloadStore Store(RecordingHandler handler)
         => new(new S3PayloadStoreOptions { Bucket = "missive-payloads" }, Transport, AwsSettings.Resolve(Transport, static _ => null), static _ => null, handler);
 
-    private sealed class OverHandler(System.Net.Http.HttpMessageHandler handler) : Amazon.Runtime.HttpClientFactory
-    {
-        public override System.Net.Http.HttpClient CreateHttpClient(Amazon.Runtime.IClientConfig clientConfig) => new(handler, disposeHandler: false);
-    }
 
     private sealed class RecordingStore(string bucket) : IPayloadStore
     {

@@ -79,7 +79,7 @@ public sealed class SdkSqsClientTests
     public async Task CredentialsTheClientCannotGet_AreAPersistentFailure_NotARetriedConnectionError()
     {
         var handler = new RecordingHandler();
-        var sdk = new AmazonSQSClient(new NoCredentials(), new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new OverHandler(handler) });
+        var sdk = new AmazonSQSClient(new NoCredentials(), new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
         var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
         options.QueueUrls["orders"] = new Uri(QueueUrl);
         using var transport = new AwsTransport(options);
@@ -98,7 +98,7 @@ public sealed class SdkSqsClientTests
 
     private static AwsTransport Transport(RecordingHandler handler, int maxErrorRetry)
     {
-        var sdk = new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = maxErrorRetry, HttpClientFactory = new OverHandler(handler) });
+        var sdk = new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = maxErrorRetry, HttpClientFactory = new SdkHttpClients(handler) });
         var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
         options.QueueUrls["orders"] = new Uri(QueueUrl);
         return new AwsTransport(options);
@@ -110,10 +110,5 @@ public sealed class SdkSqsClientTests
         public override Amazon.Runtime.ImmutableCredentials GetCredentials() => throw new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired.");
 
         public override Task<Amazon.Runtime.ImmutableCredentials> GetCredentialsAsync() => Task.FromResult(GetCredentials());
-    }
-
-    private sealed class OverHandler(System.Net.Http.HttpMessageHandler handler) : Amazon.Runtime.HttpClientFactory
-    {
-        public override System.Net.Http.HttpClient CreateHttpClient(Amazon.Runtime.IClientConfig clientConfig) => new(handler, disposeHandler: false);
     }
 }

@@ -46,7 +46,7 @@ public sealed class SqsClientDifferentialTests(Xunit.Abstractions.ITestOutputHel
     {
         var handler = new RecordingHandler { Default = Answer };
         using AmazonSQSClient? client = sdk
-            ? new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new OverHandler(handler) })
+            ? new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) })
             : null;
         using AwsTransport transport = RecordingHandler.Transport(handler, o =>
         {
@@ -128,9 +128,4 @@ public sealed class SqsClientDifferentialTests(Xunit.Abstractions.ITestOutputHel
         JsonArray a => new JsonArray([.. a.Select(i => i is null ? null : Normalize(i))]),
         _ => node.DeepClone(),
     };
-
-    private sealed class OverHandler(System.Net.Http.HttpMessageHandler handler) : Amazon.Runtime.HttpClientFactory
-    {
-        public override System.Net.Http.HttpClient CreateHttpClient(Amazon.Runtime.IClientConfig clientConfig) => new(handler, disposeHandler: false);
-    }
 }
