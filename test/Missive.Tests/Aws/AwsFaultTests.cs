@@ -141,9 +141,10 @@ public sealed class AwsFaultTests(AwsEmulatorFixture fixture, ITestOutputHelper 
     }
 
     [EmulatorTheory]
-    [InlineData(false)]
-    [InlineData(true)]
-    public async Task TheBusUnderInjectedFaults_HandlesEverything_AndEveryDuplicateHasAKnownCause(bool batch)
+    [InlineData(false, AwsTransportSqsTests.BuiltIn)]
+    [InlineData(true, AwsTransportSqsTests.BuiltIn)]
+    [InlineData(true, AwsTransportSqsTests.Sdk)]
+    public async Task TheBusUnderInjectedFaults_HandlesEverything_AndEveryDuplicateHasAKnownCause(bool batch, string client)
     {
         const int Orders = 300;
         string queue = AwsTransportSqsTests.NewName("bus-faults");
@@ -172,6 +173,7 @@ public sealed class AwsFaultTests(AwsEmulatorFixture fixture, ITestOutputHelper 
                 o.MaxAttempts = 4;
                 o.MaxBackoff = TimeSpan.FromMilliseconds(200);
                 o.AttemptTimeout = TimeSpan.FromSeconds(1);
+                o.SqsClient = client == AwsTransportSqsTests.Sdk ? Emulator.CreateSqsClient(maxErrorRetry: 3, timeout: TimeSpan.FromSeconds(1)) : null;
             }));
         using IHost host = builder.Build();
         AwsTransport transport = host.Services.GetRequiredService<AwsTransport>();

@@ -61,6 +61,18 @@ public sealed class S3PayloadStoreUnitTests
     }
 
     [Fact]
+    public async Task ADottedBucketOnAws_GoesInThePath_WhereATlsCertificateCoversTheHost()
+    {
+        // *.s3.eu-west-1.amazonaws.com does not cover a.b.s3.eu-west-1.amazonaws.com: with dots the bucket leaves the host.
+        var handler = new RecordingHandler { Default = _ => RecordingHandler.Answer(HttpStatusCode.OK, string.Empty) };
+        using var store = new S3PayloadStore(new S3PayloadStoreOptions { Bucket = "orders.payloads.example" }, Transport, AwsSettings.Resolve(Transport, static _ => null), static _ => null, handler);
+
+        PayloadLocation location = await store.PutAsync("{}"u8.ToArray());
+
+        Assert.Equal($"https://s3.eu-west-1.amazonaws.com/orders.payloads.example/{location.Key}", Assert.Single(handler.Requests).Uri.AbsoluteUri);
+    }
+
+    [Fact]
     public void AStoreBucketThatIsNoBucketName_IsAConfigurationError()
     {
         var error = Assert.Throws<MessageBusConfigurationException>(() => new S3PayloadStore(new S3PayloadStoreOptions { Bucket = "arn:aws:s3:::payloads" }, Transport));
