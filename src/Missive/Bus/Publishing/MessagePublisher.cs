@@ -163,6 +163,10 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
                 string seam = "publish middleware (" + MiddlewareNames() + ")";
                 throw new UserCodeException(seam, null, $"The {seam} misused the pipeline: {e.Message}", null);
             }
+            catch (Exception e) when (ReferenceEquals(e, context.SendFailure))
+            {
+                throw; // the send's own failure (a refused option, the transport's error) let through: not the middleware's
+            }
             catch (Exception e) when (IsApplicationFailure(e, cancellationToken))
             {
                 // A middleware threw (before or after the send; the message was sent only if it got that far).
@@ -219,7 +223,18 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
     /// <summary>The middleware in registration order (the first outermost) around the send; built once, as publishing middleware are singletons.</summary>
     private PublishStep BuildPipeline()
     {
-        PublishStep next = static async context => context.MessageId = await context.Send!(context.Publisher!, context).ConfigureAwait(false);
+        PublishStep next = static async context =>
+        {
+            try
+            {
+                context.MessageId = await context.Send!(context.Publisher!, context).ConfigureAwait(false);
+            }
+            catch (Exception e)
+            {
+                context.SendFailure = e; // Missive's own: it passes through the middleware to the caller as it is
+                throw;
+            }
+        };
         for (int i = _configuration.PublishMiddleware.Count - 1; i >= 0; i--)
         {
             var step = (IPublishMiddleware)_services.GetRequiredService(_configuration.PublishMiddleware[i]);

@@ -47,4 +47,7 @@ public sealed class PublishContext
 
     /// <summary>Gets or sets whether the send at the end of the pipeline was called (a middleware that calls its next step twice would send again).</summary>
     internal bool Sent { get; set; }
+
+    /// <summary>Gets or sets what the send at the end of the pipeline threw, so that it reaches the caller as itself when a middleware lets it through.</summary>
+    internal System.Exception? SendFailure { get; set; }
 }
