@@ -38,6 +38,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     private readonly List<HttpClient> _owned = [];
     private readonly Dictionary<string, Uri> _queueUrls;
     private readonly Dictionary<string, string> _topicArns;
+    private readonly (int Sqs, int Sns, int EventBridge) _maxSize; // the largest message each service takes
 
     /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them).</summary>
     /// <param name="options">The options. Must not be null.</param>
@@ -63,6 +64,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         Settings = settings;
         _queueUrls = new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal);
         _topicArns = new Dictionary<string, string>(options.TopicArns, StringComparer.Ordinal);
+        _maxSize = (options.MaxSqsMessageSize, options.MaxSnsMessageSize, options.MaxEventBridgeEntrySize);
         Retry = new AwsRetryStrategy(options.MaxAttempts, options.MaxBackoff, timeProvider);
         AwsCallSite Site(string service, string iamPrefix, Uri endpoint) => new(service, iamPrefix, endpoint, settings.Region.SystemName, settings.CredentialSource, null);
 
@@ -135,6 +137,11 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(request);
+        if (request.ComputeSize() is var size && size > _maxSize.Sqs)
+        {
+            return Task.FromException<string>(BatchCalls.TooLarge("SQS SendMessage", $"the queue '{request.QueueName}'", size, _maxSize.Sqs));
+        }
+
         return _sqs.SendAsync(request, cancellationToken);
     }
 
@@ -142,6 +149,11 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(request);
+        if (request.ComputeSize() is var size && size > _maxSize.Sns)
+        {
+            return Task.FromException<string>(BatchCalls.TooLarge("SNS Publish", $"the topic '{request.TopicArn}'", size, _maxSize.Sns));
+        }
+
         return _sns.PublishAsync(request, cancellationToken);
     }
 
@@ -149,6 +161,11 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public Task<string> PutEventAsync(EventBridgeEntry entry, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(entry);
+        if (BatchCalls.EventBridgeEntrySize(entry) is var size && size > _maxSize.EventBridge)
+        {
+            return Task.FromException<string>(BatchCalls.TooLarge("EventBridge PutEvents", $"the event bus '{entry.EventBusName}'", size, _maxSize.EventBridge));
+        }
+
         return _eventBridge.PutEventAsync(entry, cancellationToken);
     }
 

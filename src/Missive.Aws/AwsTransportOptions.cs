@@ -104,23 +104,24 @@ public sealed class AwsTransportOptions
     public bool VerifyResourcesAtStartup { get; set; }
 
     /// <summary>
-    /// Gets or sets the largest SQS message, body and message attributes in UTF-8 bytes, that a batch send puts in a
-    /// call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call, and the others are sent. Default 1 MiB,
+    /// Gets or sets the largest SQS message, body and message attributes in UTF-8 bytes, that is sent: a larger one is
+    /// refused before any call (<c>EntryTooLarge</c>; in a batch it fails alone and the others are sent). Default 1 MiB,
     /// SQS's limit since August 2025; lower it for a partition or an endpoint that takes less.
     /// </summary>
     public int MaxSqsMessageSize { get; set; } = 1024 * 1024;
 
     /// <summary>
-    /// Gets or sets the largest SNS message, body and message attributes in UTF-8 bytes, that a batch publish puts in a
-    /// call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call. Default 1 MiB, the most a topic's
-    /// <c>MaximumMessageSize</c> can be raised to (a topic left at its default of 256 KiB refuses more itself).
+    /// Gets or sets the largest SNS message, body and message attributes in UTF-8 bytes, that is published: a larger
+    /// one is refused before any call (<c>EntryTooLarge</c>; in a batch it fails alone). Default 262,144 bytes (256 KiB),
+    /// SNS's limit in its FAQ and quotas (the raise to 1 MB announced in January 2026 covers SQS, EventBridge and Lambda's
+    /// asynchronous invocations, not SNS).
     /// </summary>
-    public int MaxSnsMessageSize { get; set; } = 1024 * 1024;
+    public int MaxSnsMessageSize { get; set; } = 256 * 1024;
 
     /// <summary>
-    /// Gets or sets the largest EventBridge entry, as EventBridge counts a <c>PutEvents</c> entry, that a batch puts in
-    /// a call: a larger entry fails alone (<c>EntryTooLarge</c>) before any call. Default 1 MiB, EventBridge's limit since
-    /// January 2026; lower it for a partition or an endpoint that takes less.
+    /// Gets or sets the largest EventBridge entry, as EventBridge counts a <c>PutEvents</c> entry, that is put: a larger
+    /// one is refused before any call (<c>EntryTooLarge</c>; in a batch it fails alone). Default 1 MiB, EventBridge's
+    /// limit since January 2026; lower it for a partition or an endpoint that takes less.
     /// </summary>
     public int MaxEventBridgeEntrySize { get; set; } = 1024 * 1024;
 }

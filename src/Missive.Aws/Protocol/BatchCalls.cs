@@ -177,10 +177,19 @@ internal static class BatchCalls
 
     /// <summary>An entry larger than the service takes: refused before any call.</summary>
     public static MessageTransportException TooLarge(string operation, long size, long limit)
-        => new($"{operation}: this entry is {size:N0} bytes, more than the {limit:N0} the service takes for one message (body and attributes); it was not sent, and the other entries were. Send a smaller message, or raise the limit in AwsTransportOptions if the service takes more.")
+        => new($"{operation}: this entry is {size:N0} bytes, more than the {limit:N0} the service takes for one message (body and attributes); it was not sent, and the other entries were. {TooLargeAdvice}")
         {
             ErrorCode = "EntryTooLarge",
         };
+
+    /// <summary>A message larger than <paramref name="destination"/> takes: refused before the call.</summary>
+    public static MessageTransportException TooLarge(string operation, string destination, long size, long limit)
+        => new($"{operation} to {destination}: the message is {size:N0} bytes, more than the {limit:N0} the service takes for one message (body and attributes); it was not sent. {TooLargeAdvice}")
+        {
+            ErrorCode = "EntryTooLarge",
+        };
+
+    private const string TooLargeAdvice = "Keep large bodies in S3 with UsePayloadOffload() and UseS3PayloadStore (docs/large-messages.md), send a smaller message, or raise the limit in AwsTransportOptions (MaxSqsMessageSize, MaxSnsMessageSize, MaxEventBridgeEntrySize) if the destination takes more.";
 
     /// <summary>The failure of an entry whose call failed whole: the service may have taken it unless it refused the call.</summary>
     private static MessageTransportException CallFailed(string operation, MessageTransportException e, bool refused)
