@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Missive.Bus;
@@ -9,8 +10,10 @@ namespace Missive.Aws;
 
 /// <summary>
 /// The opt-in startup verification of <see cref="AwsTransportOptions.VerifyResourcesAtStartup"/>: every queue, topic and
-/// event bus the bus uses, asked about once, together; each failure or misfit is one problem (event buses first, then
-/// queues, then topics, each kind in the order configured).
+/// event bus the bus uses, asked about once, together; each failure is one problem (event buses first, then queues,
+/// then topics, each kind in the order configured). A FIFO queue or topic that deduplicates only by id is not one, even
+/// for a type whose <c>AddFifoIds</c> gives no deduplication id: its publishes may give one in <c>PublishOptions</c>, and
+/// one that does not is refused by the service, with what to set.
 /// </summary>
 internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTransport> transport) : IMessageBusResourceCheck
 {
@@ -22,31 +25,30 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
         }
 
         AwsTransport aws = transport();
-        // Each resource once, in the order configured, with the publishers to it that give no deduplication id.
-        var queues = new Dictionary<string, List<Type>>(StringComparer.Ordinal);
-        var topics = new Dictionary<string, List<Type>>(StringComparer.Ordinal);
+        // Each resource once, in the order configured.
+        var queues = new List<string>();
+        var topics = new List<string>();
         var buses = new HashSet<string>(StringComparer.Ordinal);
         var checks = new List<Task<string?>>();
         foreach (string queue in bus.PolledQueues)
         {
-            Note(queues, queue, null);
+            Note(queues, queue);
         }
 
         foreach (string queue in bus.DeadLetterQueues)
         {
-            Note(queues, queue, null);
+            Note(queues, queue);
         }
 
         foreach (MessageBusDestination destination in bus.Publishers)
         {
-            Type? withoutIds = destination.HasDeduplicationIds ? null : destination.MessageType;
             switch (destination.Kind)
             {
                 case MessageBusDestinationKind.Queue:
-                    Note(queues, destination.Name, withoutIds);
+                    Note(queues, destination.Name);
                     break;
                 case MessageBusDestinationKind.Topic:
-                    Note(topics, destination.Name, withoutIds);
+                    Note(topics, destination.Name);
                     break;
                 default:
                     if (buses.Add(destination.Name))
@@ -63,21 +65,21 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
             }
         }
 
-        foreach ((string queue, List<Type> withoutIds) in queues)
+        foreach (string queue in queues)
         {
             checks.Add(CheckAsync("queue", queue, async () =>
             {
-                (bool fifo, bool contentBased) = await aws.Sqs.GetFifoAttributesAsync(queue, cancellationToken).ConfigureAwait(false);
-                return Fit(fifo, contentBased, "queue", queue, withoutIds);
+                await aws.Sqs.GetFifoAttributesAsync(queue, cancellationToken).ConfigureAwait(false); // it exists, and may be asked about
+                return null;
             }));
         }
 
-        foreach ((string topic, List<Type> withoutIds) in topics)
+        foreach (string topic in topics)
         {
             checks.Add(CheckAsync("topic", topic, async () =>
             {
-                (bool fifo, bool contentBased) = await aws.Sns.GetFifoAttributesAsync(topic, cancellationToken).ConfigureAwait(false);
-                return Fit(fifo, contentBased, "topic", topic, withoutIds);
+                await aws.Sns.GetFifoAttributesAsync(topic, cancellationToken).ConfigureAwait(false);
+                return null;
             }));
         }
 
@@ -90,16 +92,11 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
         }
     }
 
-    private static void Note(Dictionary<string, List<Type>> resources, string name, Type? publishedWithoutIds)
+    private static void Note(List<string> resources, string name)
     {
-        if (!resources.TryGetValue(name, out List<Type>? withoutIds))
+        if (!resources.Contains(name, StringComparer.Ordinal))
         {
-            resources[name] = withoutIds = [];
-        }
-
-        if (publishedWithoutIds is not null)
-        {
-            withoutIds.Add(publishedWithoutIds);
+            resources.Add(name);
         }
     }
 
@@ -114,17 +111,5 @@ internal sealed class AwsResourceCheck(AwsTransportOptions options, Func<AwsTran
         {
             return $"The {what} '{name}' could not be verified: {e.Message}";
         }
-    }
-
-    /// <summary>What AWS said against what the publishers need: a FIFO destination deduplicating only by id needs ids from every publisher.</summary>
-    private static string? Fit(bool fifo, bool contentBased, string what, string name, List<Type> withoutIds)
-    {
-        if (!fifo || contentBased || withoutIds.Count == 0)
-        {
-            return null;
-        }
-
-        Type type = withoutIds[0];
-        return $"{type.FullName} is published to the FIFO {what} '{name}', which AWS says does not deduplicate by content, and AddFifoIds<{type.Name}> gives no deduplication id: every publish would be refused. Give one (AddFifoIds<{type.Name}>(m => groupId, m => deduplicationId); PublishOptions.MessageDeduplicationId still wins when set), or turn on the {what}'s content-based deduplication (ContentBasedDeduplication).";
     }
 }

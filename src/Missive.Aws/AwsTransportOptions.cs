@@ -94,8 +94,9 @@ public sealed class AwsTransportOptions
     /// <c>sqs:GetQueueUrl</c>) and the FIFO attributes read (<c>GetQueueAttributes</c>, needs <c>sqs:GetQueueAttributes</c>).</item>
     /// <item>Topics: <c>GetTopicAttributes</c> (needs <c>sns:GetTopicAttributes</c>). Event buses: <c>DescribeEventBus</c>
     /// (needs <c>events:DescribeEventBus</c>).</item>
-    /// <item>A FIFO queue or topic without content-based deduplication, for a type whose <c>AddFifoIds</c> gives no
-    /// deduplication id, is a problem: every publish would be refused.</item>
+    /// <item>A FIFO queue or topic without content-based deduplication is not a problem, even for a type whose
+    /// <c>AddFifoIds</c> gives no deduplication id: a publish may give one in <c>PublishOptions</c>, and one that gives
+    /// none is refused by the service, with what to set.</item>
     /// <item>A call that fails (after the usual retries) is a problem with the error's hint; the problems are lines of
     /// one <see cref="MessageBusConfigurationException"/>. The calls run together, each within the usual
     /// <see cref="AttemptTimeout"/> and <see cref="MaxAttempts"/>. Without a generic host the check does not run.</item>

@@ -20,12 +20,15 @@ internal static class AwsErrorHints
     /// <summary>Gets whether a failure with this code will not clear by retrying: an operator must act.</summary>
     public static bool IsPersistent(string? code) => Kind(code) != Family.None;
 
-    /// <summary>What to check for a failure with this code, or <c>null</c> for a code that needs no hint.</summary>
+    /// <summary>What to check for a failure with this code (and, for a refused parameter, this message), or <c>null</c> for one that needs no hint.</summary>
     /// <param name="code">The AWS error code.</param>
     /// <param name="site">Where the call went.</param>
     /// <param name="operation">The operation (for example <c>SendMessageBatch</c>), for the IAM action.</param>
-    public static string? For(string? code, AwsCallSite site, string operation)
-        => Kind(code) switch
+    /// <param name="message">What the service said, or <c>null</c>.</param>
+    public static string? For(string? code, AwsCallSite site, string operation, string? message = null)
+        => message is not null && message.Contains("ContentBasedDeduplication", StringComparison.Ordinal) && message.Contains("MessageDeduplicationId", StringComparison.Ordinal)
+            ? $"{site.Resource ?? "The FIFO queue or topic"} deduplicates only by id, and this message had none: give one (PublishOptions.MessageDeduplicationId, or AddFifoIds with a deduplication id), or turn on the queue's or topic's ContentBasedDeduplication."
+            : Kind(code) switch
         {
             Family.MissingResource => $"Check that {site.Resource ?? "the resource"} exists in the account and region the transport signs for ({site.Region}): its name, the region (AWS_REGION, the profile, or Region in the Missive.Aws options), and the URLs and ARNs configured in AwsTransportOptions (QueueUrls, TopicArns).",
             Family.UnknownKey => $"AWS does not know the access key (credentials from {site.CredentialSource}): a deleted or mistyped key, a key of another partition, or the endpoint of another partition ({site.Endpoint}).",

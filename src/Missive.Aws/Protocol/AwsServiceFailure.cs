@@ -60,7 +60,7 @@ internal sealed class AwsServiceFailure : Exception
     /// </summary>
     public MessageTransportException ToTransportException(AwsCallSite site, string operation, int attempts)
     {
-        string? hint = AwsErrorHints.For(ErrorCode, site, operation);
+        string? hint = AwsErrorHints.For(ErrorCode, site, operation, Message);
         string where = site.Resource is null ? string.Empty : $" on {site.Resource}";
         return new($"{site.Service} {operation}{where} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message} Endpoint {site.Endpoint}, signing region {site.Region}.{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}{(hint is null ? string.Empty : " " + hint)}", this)
         {

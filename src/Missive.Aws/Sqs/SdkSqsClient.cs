@@ -299,7 +299,7 @@ internal sealed class SdkSqsClient : ISqsOperations
             }
 
             bool transient = status >= 500 || AwsErrorCodes.IsThrottling(code, null) || code is "RequestTimeout" or "ServiceUnavailable" or "InternalError" or "InternalFailure";
-            string? hint = AwsErrorHints.For(code, _site with { Resource = resource }, operation);
+            string? hint = AwsErrorHints.For(code, _site with { Resource = resource }, operation, service.Message);
             return new MessageTransportException($"SQS {operation} on {resource} failed: {code}{(status == 0 ? string.Empty : $" (HTTP {status})")}: {service.Message}{(hint is null ? string.Empty : " " + hint)}", e)
             {
                 ErrorCode = code,

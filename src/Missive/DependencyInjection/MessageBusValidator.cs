@@ -250,13 +250,11 @@ internal sealed class MessageBusValidator
                 RouteKind.Sns => (broker.HasTopic(route.Target), "topic", $"broker.CreateTopic(\"{route.Target}\")"),
                 _ => (broker.HasEventBus(route.Target), "event bus", $"broker.CreateEventBus(\"{route.Target}\")"),
             };
+            // A FIFO destination that deduplicates only by id is no problem here, even when AddFifoIds gives none: a
+            // publish may give one in PublishOptions, and one that does not is refused, saying what to set.
             if (!exists)
             {
                 problems.Add($"{route.MessageType.FullName} is published to the {what} '{route.Target}', which the in-memory broker does not have: add {create} in UseInMemoryBroker(broker => …).");
-            }
-            else if (route.IsFifo && !HasDeduplicationIds(route) && (route.Kind == RouteKind.Sqs ? broker.QueueDeduplicatesByContent(route.Target) : broker.TopicDeduplicatesByContent(route.Target)) == false)
-            {
-                problems.Add(FifoWithoutDeduplication(route.MessageType, what, route.Target));
             }
         }
 
@@ -312,10 +310,6 @@ internal sealed class MessageBusValidator
 
         return new MessageBusDescription(_services, destinations, queues, deadLetterQueues);
     }
-
-    /// <summary>The problem of a FIFO destination that deduplicates only by id, for a type published without ids.</summary>
-    internal static string FifoWithoutDeduplication(Type messageType, string what, string destination)
-        => $"{messageType.FullName} is published to the FIFO {what} '{destination}', which does not deduplicate by content, and AddFifoIds<{messageType.Name}> gives no deduplication id: every publish would be refused. Give one (AddFifoIds<{messageType.Name}>(m => groupId, m => deduplicationId); PublishOptions.MessageDeduplicationId still wins when set), or turn on the {what}'s content-based deduplication.";
 
     private bool HasDeduplicationIds(MessageRoute route)
         => _bus.FifoIds.TryGetValue(route.MessageType, out FifoIdSelector? selector) && selector.HasDeduplicationIds;

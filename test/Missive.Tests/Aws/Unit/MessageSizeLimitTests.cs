@@ -63,6 +63,26 @@ public sealed class MessageSizeLimitTests
         Assert.Single(handler.Requests);
     }
 
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task SqsRefusingAFifoSendWithoutADeduplicationId_SaysWhatToSet_OnBothClients(bool sdk)
+    {
+        // The SQS API reference's text for a FIFO queue without content-based deduplication and a send without an id.
+        var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(System.Net.HttpStatusCode.BadRequest, "{\"__type\":\"com.amazonaws.sqs#InvalidParameterValue\",\"message\":\"The queue should either have ContentBasedDeduplication enabled or MessageDeduplicationId provided explicitly\"}", ("x-amzn-RequestId", "req-fifo")) };
+        using var client = sdk ? new Amazon.SQS.AmazonSQSClient(AwsEmulator.Credentials, new Amazon.SQS.AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) }) : null;
+        using AwsTransport transport = RecordingHandler.Transport(handler, o =>
+        {
+            o.QueueUrls["payments.fifo"] = new Uri("https://sqs.eu-west-1.amazonaws.com/123456789012/payments.fifo");
+            o.SqsClient = client;
+        });
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "payments.fifo", Body = "{}", MessageGroupId = "g" }));
+
+        Assert.Contains("PublishOptions.MessageDeduplicationId", error.Message, StringComparison.Ordinal);
+        Assert.Contains("ContentBasedDeduplication", error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public async Task ARaisedSnsLimit_LetsALargerMessageGo()
     {
