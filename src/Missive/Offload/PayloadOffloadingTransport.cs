@@ -45,6 +45,8 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
     public bool IsDoneWithBodiesWhenCallsComplete => _inner.IsDoneWithBodiesWhenCallsComplete;
 
+    public bool IsReceiveCancellationSafe => _inner.IsReceiveCancellationSafe; // offloading adds nothing a cancelled receive could lose
+
     public async Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
     {
         (SqsSendRequest sent, PayloadLocation? stored) = await OffloadAsync(request, cancellationToken).ConfigureAwait(false);
