@@ -144,6 +144,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
             return (request, null);
         }
 
+        RefuseReservedAttribute(request.MessageAttributes, $"queue '{request.QueueName}'");
         long size = SqsRules.MessageSize(request.Utf8Length, request.MessageAttributes);
         if (!_options.OffloadAll && size <= (_options.Threshold ?? SqsRules.MaxMessageSize))
         {
@@ -176,6 +177,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
             }
         }
 
+        RefuseReservedAttribute(request.MessageAttributes, $"topic '{request.TopicArn}'");
         long size = SqsRules.MessageSize(body?.Length ?? Encoding.UTF8.GetByteCount(request.Message), request.MessageAttributes);
         if (!_options.OffloadAll && size <= (_options.Threshold ?? SqsRules.DefaultSnsMaxMessageSize))
         {
@@ -225,6 +227,18 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     }
 
     /// <summary>Whether a body already refers to a stored payload: the extended clients' pointer (with its size attribute) or a <c>dataref</c> envelope.</summary>
+    /// <summary>
+    /// A message of the application's own carrying the pointer's size attribute would be read as a pointer by AWS's
+    /// extended clients (and by this one): refused, as the Java client refuses it.
+    /// </summary>
+    private static void RefuseReservedAttribute(IReadOnlyDictionary<string, MessageAttributeValue> attributes, string destination)
+    {
+        if (PayloadPointer.SizeAttributeOf(attributes) is { } name)
+        {
+            throw new ArgumentException($"The message to the {destination} carries the attribute '{name}', which the claim check reserves for a pointer to a stored payload (AWS's extended clients read such a message as one, and fail on it): it was not sent. Rename the attribute.");
+        }
+    }
+
     private static bool IsReference(IReadOnlyDictionary<string, MessageAttributeValue> attributes, long length, ReadOnlyMemory<byte> body, out PayloadLocation location)
     {
         location = default;

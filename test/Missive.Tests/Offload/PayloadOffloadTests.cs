@@ -231,6 +231,25 @@ public sealed class PayloadOffloadTests
         Assert.Equal("ServiceUnavailable", error.ErrorCode);
     }
 
+    [Theory]
+    [InlineData("sqs", "ExtendedPayloadSize")]
+    [InlineData("sqs", "SQSLargePayloadSize")]
+    [InlineData("sns-raw", "ExtendedPayloadSize")]
+    public async Task ASmallMessageCarryingThePointersSizeAttribute_IsRefused_AndNothingIsSent(string route, string attribute)
+    {
+        // AWS's extended clients read a message with that attribute as a pointer and fail on it; Java's refuses the send.
+        var store = new InMemoryPayloadStore();
+        using IHost host = Build(store, new Handled(), route);
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+        var options = new PublishOptions { MessageAttributes = new Dictionary<string, Missive.MessageAttributeValue> { [attribute] = Missive.MessageAttributeValue.FromNumber("12") } };
+
+        var error = await Assert.ThrowsAsync<ArgumentException>(() => host.Services.GetRequiredService<IMessagePublisher>().PublishAsync("small", options));
+
+        Assert.Contains(attribute, error.Message, StringComparison.Ordinal);
+        Assert.Equal(0, broker.GetQueue("docs").Count);
+        Assert.Equal(0, store.Count);
+    }
+
     [Fact]
     public async Task DeleteAfterHandling_DeletesThePayload_OnlyOnceItsMessageIsDeleted()
     {
