@@ -21,7 +21,8 @@ public interface IPayloadStore
     string Description => $"the bucket '{Bucket}'";
 
     /// <summary>Stores a payload under a new key (a lowercase UUID, after the store's prefix, if any).</summary>
-    /// <param name="payload">The payload: the message body, UTF-8.</param>
+    /// <param name="payload">The payload: the message body, UTF-8. Valid only until the returned task completes (it may be
+    /// a pooled buffer the bus reuses): a store that keeps the bytes past the call copies them.</param>
     /// <param name="cancellationToken">Cancels the call.</param>
     /// <returns>Where it was stored.</returns>
     Task<PayloadLocation> PutAsync(ReadOnlyMemory<byte> payload, CancellationToken cancellationToken = default);

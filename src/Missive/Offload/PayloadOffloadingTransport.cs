@@ -31,7 +31,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     private readonly IPayloadStore _store;
     private readonly PayloadOffloadOptions _options;
     private readonly ILogger _logger;
-    private readonly ConcurrentDictionary<PayloadLocation, byte> _sentOn = new();
+    private readonly ConcurrentDictionary<PayloadLocation, byte> _sentOn = new(); // with DeleteAfterHandling only: payloads still needed elsewhere
 
     public PayloadOffloadingTransport(IMessageTransport inner, IPayloadStore store, PayloadOffloadOptions options, ILogger logger)
     {
@@ -140,7 +140,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     {
         if (IsReference(request.MessageAttributes, request.Utf8Length, request.Utf8Body, out PayloadLocation passing))
         {
-            _sentOn.TryAdd(passing, 0); // a reference sent on (a dead-letter move) as it is
+            SentOn(passing); // a reference sent on (a dead-letter move) as it is
             return (request, null);
         }
 
@@ -172,7 +172,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
             body = Encoding.UTF8.GetBytes(request.Message);
             if (IsReference(request.MessageAttributes, body.Length, body, out PayloadLocation passing))
             {
-                _sentOn.TryAdd(passing, 0);
+                SentOn(passing);
                 return (request, null);
             }
         }
@@ -227,6 +227,22 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
     }
 
     /// <summary>Whether a body already refers to a stored payload: the extended clients' pointer (with its size attribute) or a <c>dataref</c> envelope.</summary>
+    /// <summary>Gets how many payloads this process sent a pointer on to and has not deleted (tests: nothing grows without DeleteAfterHandling).</summary>
+    internal int SentOnCount => _sentOn.Count;
+
+    /// <summary>
+    /// A payload whose pointer this process sends on as it is: with <see cref="PayloadOffloadOptions.DeleteAfterHandling"/>,
+    /// deleting the message it came in must not delete the payload the new message needs. Without it, nothing is deleted,
+    /// and nothing is kept.
+    /// </summary>
+    private void SentOn(PayloadLocation location)
+    {
+        if (_options.DeleteAfterHandling)
+        {
+            _sentOn.TryAdd(location, 0);
+        }
+    }
+
     /// <summary>
     /// A message of the application's own carrying the pointer's size attribute would be read as a pointer by AWS's
     /// extended clients (and by this one): refused, as the Java client refuses it.
