@@ -1,7 +1,6 @@
 using System;
 using System.Linq;
 using System.Threading.Tasks;
-using Amazon.Extensions.NETCore.Setup;
 using Amazon.SQS;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
@@ -26,17 +25,15 @@ public sealed class SdkSqsClientStartupTests
     [Fact]
     public async Task UseSdkSqsClient_WithAnIAmazonSqsThatCannotBeMade_StopsTheHost_WithTheSdksReason()
     {
-        // AddAWSService builds the client when it is first resolved: with a profile that does not exist, the SDK looks
-        // through its credential chain and fails there, and its reason is what the problem shows.
-        using IHost host = Build(services =>
-        {
-            services.AddDefaultAWSOptions(new AWSOptions { Profile = "missive-no-such-profile", Region = Amazon.RegionEndpoint.EUWest1 });
-            services.AddAWSService<IAmazonSQS>();
-        });
+        // AddAWSService builds the client when it is first resolved, and its factory throws the SDK's AmazonClientException
+        // when the client cannot be made (no region, a profile whose credentials cannot be found). Which one a real
+        // registration hits depends on the machine (the tests beside this one set credentials in the environment), so
+        // the registration here throws that exception itself.
+        using IHost host = Build(services => services.AddSingleton<IAmazonSQS>(_ => throw new Amazon.Runtime.AmazonClientException("No RegionEndpoint or ServiceURL configured")));
 
         var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
 
-        Assert.True(error.Problems.Any(p => p.Contains("the IAmazonSQS registered could not be created", StringComparison.Ordinal) && p.Contains("Failed to resolve AWS credentials", StringComparison.Ordinal)), string.Join("\n", error.Problems));
+        Assert.True(error.Problems.Any(p => p.Contains("the IAmazonSQS registered could not be created", StringComparison.Ordinal) && p.Contains("No RegionEndpoint or ServiceURL configured", StringComparison.Ordinal)), string.Join("\n", error.Problems));
     }
 
     private static IHost Build(Action<IServiceCollection> services)
