@@ -40,20 +40,19 @@ public sealed class ResourceVerificationTests
     }
 
     [Fact]
-    public async Task EveryMissingOrMisfittingResource_IsALineOfTheStartupException_WithWhatToCheck()
+    public async Task EveryMissingResource_IsALineOfTheStartupException_WithWhatToCheck()
     {
         var aws = new ScriptedAws { MissingQueue = "shipments", FifoWithoutContentDeduplication = true, MissingTopic = true, MissingBus = true };
         using IHost host = Build(aws, verify: true);
 
         var error = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
 
-        Assert.Equal(4, error.Problems.Count);
+        // The FIFO queue that deduplicates only by id is no problem: a publish may give its id in PublishOptions.
+        Assert.Equal(3, error.Problems.Count);
         string queue = Assert.Single(error.Problems, p => p.StartsWith("The queue 'shipments' could not be verified: SQS GetQueueUrl on queue 'shipments' failed", StringComparison.Ordinal));
         Assert.Contains("region", queue, StringComparison.Ordinal);
         Assert.Contains("QueueUrls", queue, StringComparison.Ordinal);
-        string fifo = Assert.Single(error.Problems, p => p.Contains("FIFO queue 'payments.fifo'", StringComparison.Ordinal));
-        Assert.Contains("Missive.Tests.Infrastructure.Order is published", fifo, StringComparison.Ordinal);
-        Assert.Contains("content-based deduplication", fifo, StringComparison.Ordinal);
+        Assert.DoesNotContain(error.Problems, p => p.Contains("payments.fifo", StringComparison.Ordinal));
         string topic = Assert.Single(error.Problems, p => p.StartsWith("The topic 'orders' could not be verified: SNS GetTopicAttributes on topic 'orders' (" + TopicArn + "orders)", StringComparison.Ordinal));
         Assert.Contains("TopicArns", topic, StringComparison.Ordinal);
         string bus = Assert.Single(error.Problems, p => p.StartsWith("The event bus 'audit' could not be verified: EventBridge DescribeEventBus on event bus 'audit'", StringComparison.Ordinal));
