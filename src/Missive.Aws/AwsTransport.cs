@@ -28,6 +28,10 @@ namespace Missive.Aws;
 /// and the other messages of the receive are returned. Answers are read only as far as the service can send for the
 /// call. Failures surface as <see cref="MessageTransportException"/> with the AWS error code and request id, never
 /// the message body.</para>
+/// <para>With <see cref="AwsTransportOptions.SqsClient"/> or <see cref="AwsTransportOptions.UseSdkSqsClient"/>, the SQS
+/// calls go through the AWS SDK's <c>IAmazonSQS</c> instead (its own signing, retries and MD5 checks; a mismatch then
+/// fails the whole receive or call). A message larger than its service takes is refused before the call
+/// (<c>EntryTooLarge</c>).</para>
 /// <para>Register it with <c>bus.UseAws(...)</c>, or create it directly (then dispose it).</para>
 /// </remarks>
 public sealed class AwsTransport : IMessageTransport, IDisposable
