@@ -358,7 +358,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
                     HttpStatusCode.Forbidden => "AccessDenied",
                     _ => "HTTP" + status.ToString(System.Globalization.CultureInfo.InvariantCulture),
                 };
-            bool transient = status >= 500 || AwsErrorCodes.IsThrottling(code, null) || code is "SlowDown" or "RequestTimeout" or "InternalError";
+            bool transient = status >= 500 || AwsErrorCodes.IsTransient(code, status) || AwsErrorCodes.IsThrottling(code, status);
             bool persistent = !transient && (code is "NoSuchKey" or "NoSuchBucket" || AwsErrorHints.IsPersistent(code));
             string? hint = code switch
             {

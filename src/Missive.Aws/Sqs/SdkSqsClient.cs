@@ -204,7 +204,7 @@ internal sealed class SdkSqsClient : ISqsOperations
         {
             if (!answered[i])
             {
-                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry: it may have taken it.", false) { Outcome = BatchEntryOutcome.Unknown };
+                results[start + i] = SqsBatchAnswer.NoAnswer(start + i);
             }
         }
     }
@@ -298,7 +298,7 @@ internal sealed class SdkSqsClient : ISqsOperations
                 _queueUrls.Forget(queue);
             }
 
-            bool transient = status >= 500 || AwsErrorCodes.IsThrottling(code, null) || code is "RequestTimeout" or "ServiceUnavailable" or "InternalError" or "InternalFailure";
+            bool transient = status >= 500 || AwsErrorCodes.IsTransient(code, status) || AwsErrorCodes.IsThrottling(code, status);
             string? hint = AwsErrorHints.For(code, _site with { Resource = resource }, operation, service.Message);
             return new MessageTransportException($"SQS {operation} on {resource} failed: {code}{(status == 0 ? string.Empty : $" (HTTP {status})")}: {service.Message}{(hint is null ? string.Empty : " " + hint)}", e)
             {

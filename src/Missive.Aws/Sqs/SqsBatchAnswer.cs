@@ -79,10 +79,14 @@ internal static class SqsBatchAnswer
         {
             if (!answered[i])
             {
-                results[start + i] = new BatchEntryResult(start + i, null, "NoAnswer", "SQS did not report on this entry: it may have taken it.", false) { Outcome = BatchEntryOutcome.Unknown };
+                results[start + i] = NoAnswer(start + i);
             }
         }
     }
+
+    /// <summary>The result of an entry an answer does not mention: SQS may have taken it.</summary>
+    public static BatchEntryResult NoAnswer(int index)
+        => new(index, null, "NoAnswer", "SQS did not report on this entry: it may have taken it.", false) { Outcome = BatchEntryOutcome.Unknown };
 
     private static int ReadSuccess<TState>(ref Utf8JsonReader reader, string operation, int start, int end, BatchEntryResult[] results, bool withIds, TState state, Func<Success, TState, BatchEntryResult> onSuccess)
     {
