@@ -348,40 +348,37 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         }
 
         string where = $"Endpoint {_site.Endpoint.GetLeftPart(UriPartial.Authority)}, signing region {_site.Region}.";
-        if (e is AmazonServiceException service && (service.ErrorCode is { Length: > 0 } || service.StatusCode != 0))
+        SdkFailure failure = SdkFailure.Of(e, static status => status switch { 404 => "NoSuchKey", 403 => "AccessDenied", _ => null });
+        switch (failure.Kind)
         {
-            int status = (int)service.StatusCode;
-            string code = service.ErrorCode is { Length: > 0 } given ? given
-                : service.StatusCode switch
+            case SdkFailureKind.Service:
+                string? hint = failure.Code switch
                 {
-                    HttpStatusCode.NotFound => "NoSuchKey",
-                    HttpStatusCode.Forbidden => "AccessDenied",
-                    _ => "HTTP" + status.ToString(System.Globalization.CultureInfo.InvariantCulture),
+                    "NoSuchBucket" => $"Check the bucket's name and region (S3PayloadStoreOptions.Bucket, signing region {_site.Region}).",
+                    "NoSuchKey" => "The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
+                    _ => AwsErrorHints.For(failure.Code, _site with { Resource = $"the objects of the bucket '{location.Bucket}'" }, operation),
                 };
-            bool transient = status >= 500 || AwsErrorCodes.IsTransient(code, status) || AwsErrorCodes.IsThrottling(code, status);
-            bool persistent = !transient && (code is "NoSuchKey" or "NoSuchBucket" || AwsErrorHints.IsPersistent(code));
-            string? hint = code switch
-            {
-                "NoSuchBucket" => $"Check the bucket's name and region (S3PayloadStoreOptions.Bucket, signing region {_site.Region}).",
-                "NoSuchKey" => "The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
-                _ => AwsErrorHints.For(code, _site with { Resource = $"the objects of the bucket '{location.Bucket}'" }, operation),
-            };
-            return new MessageTransportException($"S3 {operation} of {location} failed: {code} (HTTP {status}): {service.Message} {where}{(hint is null ? string.Empty : " " + hint)}", e)
-            {
-                ErrorCode = code,
-                RequestId = service.RequestId,
-                StatusCode = status,
-                IsTransient = transient,
-                IsPersistent = persistent,
-            };
+                return new MessageTransportException($"S3 {operation} of {location} failed: {failure.Code} (HTTP {failure.Status}): {e.Message} {where}{(hint is null ? string.Empty : " " + hint)}", e)
+                {
+                    ErrorCode = failure.Code,
+                    RequestId = failure.RequestId,
+                    StatusCode = failure.Status,
+                    IsTransient = failure.IsTransient,
+                    IsPersistent = failure.IsPersistent(static code => code is "NoSuchKey" or "NoSuchBucket"),
+                };
+            case SdkFailureKind.ClientConfiguration:
+                return new MessageTransportException($"S3 {operation} of {location}: the S3 client failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain). {where}", e)
+                {
+                    ErrorCode = failure.Code,
+                    IsPersistent = true,
+                };
+            default:
+                return new MessageTransportException($"S3 {operation} of {location} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)}. {where}", e)
+                {
+                    ErrorCode = failure.Code,
+                    IsTransient = failure.IsTransient,
+                };
         }
-
-        bool timedOut = e is OperationCanceledException or TimeoutException || e.InnerException is OperationCanceledException or TimeoutException;
-        return new MessageTransportException($"S3 {operation} of {location} failed: {(timedOut ? "no answer in time" : e.Message)}. {where}", e)
-        {
-            ErrorCode = timedOut ? "RequestTimeout" : "ConnectionFailed",
-            IsTransient = true,
-        };
     }
 
     /// <summary>The store's own client over a given handler (tests put a recording endpoint there).</summary>

@@ -289,54 +289,42 @@ internal sealed class SdkSqsClient : ISqsOperations
     private MessageTransportException Failure(Exception e, string operation, string queue)
     {
         string resource = _queueUrls.Describe(queue);
-        if (e is AmazonServiceException service && (service.ErrorCode is { Length: > 0 } || service.StatusCode != 0))
+        SdkFailure failure = SdkFailure.Of(e);
+        switch (failure.Kind)
         {
-            string code = service.ErrorCode is { Length: > 0 } given ? given : "HTTP" + ((int)service.StatusCode).ToString(CultureInfo.InvariantCulture);
-            int status = (int)service.StatusCode;
-            if (SqsClient.IsNonExistentQueue(code))
-            {
-                _queueUrls.Forget(queue);
-            }
+            case SdkFailureKind.Service:
+                if (SqsClient.IsNonExistentQueue(failure.Code))
+                {
+                    _queueUrls.Forget(queue);
+                }
 
-            bool transient = status >= 500 || AwsErrorCodes.IsTransient(code, status) || AwsErrorCodes.IsThrottling(code, status);
-            string? hint = AwsErrorHints.For(code, _site with { Resource = resource }, operation, service.Message);
-            return new MessageTransportException($"SQS {operation} on {resource} failed: {code}{(status == 0 ? string.Empty : $" (HTTP {status})")}: {service.Message}{(hint is null ? string.Empty : " " + hint)}", e)
-            {
-                ErrorCode = code,
-                RequestId = service.RequestId,
-                StatusCode = status,
-                IsTransient = transient,
-                IsPersistent = !transient && (AwsErrorHints.IsPersistent(code) || SqsClient.IsNonExistentQueue(code)),
-            };
+                string message = ((AmazonServiceException)e).Message;
+                string? hint = AwsErrorHints.For(failure.Code, _site with { Resource = resource }, operation, message);
+                return new MessageTransportException($"SQS {operation} on {resource} failed: {failure.Code}{(failure.Status == 0 ? string.Empty : $" (HTTP {failure.Status})")}: {message}{(hint is null ? string.Empty : " " + hint)}", e)
+                {
+                    ErrorCode = failure.Code,
+                    RequestId = failure.RequestId,
+                    StatusCode = failure.Status,
+                    IsTransient = failure.IsTransient,
+                    IsPersistent = failure.IsPersistent(SqsClient.IsNonExistentQueue),
+                };
+            case SdkFailureKind.ClientConfiguration:
+                return new MessageTransportException($"SQS {operation} on {resource}: the application's IAmazonSQS failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain).", e)
+                {
+                    ErrorCode = failure.Code,
+                    IsPersistent = true,
+                };
+            case SdkFailureKind.NoAnswer or SdkFailureKind.Connection:
+                return new MessageTransportException($"SQS {operation} on {resource} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)} (the application's IAmazonSQS, {_site.Endpoint.GetLeftPart(UriPartial.Authority)}).", e)
+                {
+                    ErrorCode = failure.Code,
+                    IsTransient = true,
+                };
+            default:
+                // The SDK's own MD5 check of an answer throws AmazonSQSException without code or status: the call reached SQS.
+                return e is AmazonSQSException
+                    ? new MessageTransportException($"SQS {operation} on {resource}: {e.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = "DigestMismatch" }
+                    : new MessageTransportException($"SQS {operation} on {resource} failed: {e.GetType().Name}: {e.Message}", e) { ErrorCode = failure.Code };
         }
-
-        if (e is AmazonSQSException digest)
-        {
-            // The SDK's own MD5 check of the answer (no error code, no status): the call reached SQS.
-            return new MessageTransportException($"SQS {operation} on {resource}: {digest.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = "DigestMismatch" };
-        }
-
-        bool timedOut = e is OperationCanceledException or TimeoutException || e.InnerException is OperationCanceledException or TimeoutException;
-        bool network = e is HttpRequestException or IOException || e.InnerException is HttpRequestException or IOException or System.Net.Sockets.SocketException;
-        if (e is AmazonClientException && !timedOut && !network)
-        {
-            // The client failed before anything was sent: its credentials or its configuration. No retry clears it.
-            return new MessageTransportException($"SQS {operation} on {resource}: the application's IAmazonSQS failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain).", e)
-            {
-                ErrorCode = "ClientConfiguration",
-                IsPersistent = true,
-            };
-        }
-
-        if (timedOut || network)
-        {
-            return new MessageTransportException($"SQS {operation} on {resource} failed: {(timedOut ? "no answer in time" : e.Message)} (the application's IAmazonSQS, {_site.Endpoint.GetLeftPart(UriPartial.Authority)}).", e)
-            {
-                ErrorCode = timedOut ? "RequestTimeout" : "ConnectionFailed",
-                IsTransient = true,
-            };
-        }
-
-        return new MessageTransportException($"SQS {operation} on {resource} failed: {e.GetType().Name}: {e.Message}", e) { ErrorCode = e.GetType().Name };
     }
 }

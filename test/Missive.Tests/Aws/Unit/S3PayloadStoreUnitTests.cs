@@ -128,6 +128,31 @@ public sealed class S3PayloadStoreUnitTests
     }
 
     [Fact]
+    public async Task CredentialsTheClientCannotGet_AreAPersistentFailure_AsOnTheSqsClient()
+    {
+        var handler = new RecordingHandler();
+        var config = new AmazonS3Config { ServiceURL = "http://own-s3.local:9000", ForcePathStyle = true, AuthenticationRegion = "eu-west-1", MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) };
+        using var client = new AmazonS3Client(new NoCredentials(), config);
+        using var store = new S3PayloadStore(new S3PayloadStoreOptions { Bucket = "missive-payloads" }, client);
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => store.PutAsync("{}"u8.ToArray()));
+
+        Assert.Equal("ClientConfiguration", error.ErrorCode);
+        Assert.True(error.IsPersistent);
+        Assert.False(error.IsTransient);
+        Assert.Contains("credentials", error.Message, StringComparison.Ordinal);
+        Assert.Empty(handler.Requests); // nothing was sent
+    }
+
+    /// <summary>Credentials whose source fails, as a missing profile or an expired SSO session does.</summary>
+    private sealed class NoCredentials : Amazon.Runtime.AWSCredentials
+    {
+        public override Amazon.Runtime.ImmutableCredentials GetCredentials() => throw new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired.");
+
+        public override Task<Amazon.Runtime.ImmutableCredentials> GetCredentialsAsync() => Task.FromResult(GetCredentials());
+    }
+
+    [Fact]
     public void EndpointSettingsGivenWithAClient_AreAConfigurationError()
     {
         using var client = new AmazonS3Client(AwsEmulator.Credentials, new AmazonS3Config { RegionEndpoint = Amazon.RegionEndpoint.EUWest1 });
