@@ -36,8 +36,8 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2003, Level = LogLevel.Error, Message = "No handler is registered for {MessageType} (message {MessageId} from queue {Queue}); the message stays in the queue.")]
     public static partial void NoHandler(ILogger logger, string messageType, string messageId, string queue);
 
-    [LoggerMessage(EventId = 2004, Level = LogLevel.Information, Message = "Message {MessageId} from queue {Queue} is an SNS subscription control message, not an envelope; it is deleted.")]
-    public static partial void ControlMessageSkipped(ILogger logger, string messageId, string queue);
+    [LoggerMessage(EventId = 2004, Level = LogLevel.Information, Message = "Message {MessageId} from queue {Queue} is {Control}, not a message to handle; it is deleted.")]
+    public static partial void ControlMessageSkipped(ILogger logger, string messageId, string queue, string control);
 
     [LoggerMessage(EventId = 2005, Level = LogLevel.Information, Message = "Handling of message {MessageId} from queue {Queue} was cancelled by shutdown; the message is released for redelivery.")]
     public static partial void ReleasedOnShutdown(ILogger logger, string messageId, string queue);

@@ -199,6 +199,33 @@ internal sealed class MessageBusValidator
                 problems.Add($"{handled.FullName} has a handler but is not a registered message type: add AddMessageType<{handled.Name}>(\"its.type.identifier\").");
             }
         }
+
+        foreach ((string queue, PollerOptions options) in _bus.Pollers)
+        {
+            CheckNativeRules(options.NativeMessages, $"The poller of '{queue}'", problems);
+        }
+
+        if (_services.GetService<SqsEventProcessorOptions>() is { } lambda)
+        {
+            CheckNativeRules(lambda.NativeMessages, "The Lambda processor", problems);
+        }
+    }
+
+    /// <summary>Every type a native message rule names is registered and handled: else each message it matches could only be retried.</summary>
+    private void CheckNativeRules(NativeMessageRules rules, string reader, UniqueList problems)
+    {
+        foreach (NativeMessageRule rule in rules.Rules)
+        {
+            Type type = rule.MessageType;
+            if (!_isRegistered(type))
+            {
+                problems.Add($"{reader} reads native messages as {type.FullName} ({rule.Description}), which is not a registered message type: add AddMessageType<{type.Name}>(\"its.type.identifier\").");
+            }
+            else if (!_bus.Handlers.ContainsKey(type))
+            {
+                problems.Add($"{reader} reads native messages as {type.FullName} ({rule.Description}), which has no handler: add AddHandler<{type.Name}, TheHandler>().");
+            }
+        }
     }
 
     private void CheckTransport(UniqueList problems)

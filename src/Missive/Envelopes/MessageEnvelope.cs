@@ -54,6 +54,14 @@ public abstract class MessageEnvelope
     /// <summary>Gets or sets what the EventBridge event around the message said, when it came through an event bus.</summary>
     public EventBridgeMetadata? EventBridgeMetadata { get; set; }
 
+    /// <summary>
+    /// Gets whether the message arrived as a native message (a body that was not a CloudEvents envelope, read by a
+    /// <c>NativeMessageRules</c> rule): its attributes were then taken from what the message carried (the EventBridge
+    /// event's <c>id</c>, <c>source</c> and <c>time</c>, else the SNS notification's, else SQS's message id and
+    /// <c>SentTimestamp</c>), and <see cref="Type"/> is the identifier its type is registered under.
+    /// </summary>
+    public bool IsNative { get; internal set; }
+
     /// <summary>Gets the .NET type of the message.</summary>
     public abstract Type MessageType { get; }
 

@@ -29,4 +29,10 @@ public enum InvalidEnvelopeReason
     /// configured as readable, a missing object, access denied, a payload over the size limit.
     /// </summary>
     PayloadUnavailable = 8,
+
+    /// <summary>
+    /// The body is not a CloudEvents envelope and none of the queue's native message rules matched it
+    /// (<c>Transport.NativeMessageRules</c>), and no fallback handler is registered.
+    /// </summary>
+    NoNativeRuleMatched = 9,
 }

@@ -15,4 +15,10 @@ public sealed class SqsEventProcessorOptions
     /// (the default), or no transport registered: the record is reported failed and left to the queue's redrive policy.
     /// </summary>
     public string? DeadLetterQueue { get; set; }
+
+    /// <summary>
+    /// Gets how bodies that are not CloudEvents envelopes are read (S3 notifications, EventBridge events of AWS services,
+    /// plain JSON): empty by default, every body must then be an envelope. See <see cref="Transport.NativeMessageRules"/>.
+    /// </summary>
+    public Transport.NativeMessageRules NativeMessages { get; } = new();
 }

@@ -14,4 +14,10 @@ public enum InboundMessageKind
 
     /// <summary>An SNS <c>SubscriptionConfirmation</c> or <c>UnsubscribeConfirmation</c>: not a message, nothing to handle.</summary>
     SnsControlMessage = 3,
+
+    /// <summary>
+    /// S3's test event (<c>s3:TestEvent</c>, sent to a queue when an event notification is configured), recognised when
+    /// the queue reads native messages: not a message, nothing to handle.
+    /// </summary>
+    S3TestEvent = 4,
 }

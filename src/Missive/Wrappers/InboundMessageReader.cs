@@ -35,7 +35,7 @@ namespace Missive.Transport;
 /// <para>A body that cannot be read throws <see cref="InvalidEnvelopeException"/> whose
 /// <see cref="InvalidEnvelopeException.RawBody"/> is the whole SQS body (its UTF-8 bytes), so nothing is lost.</para>
 /// </remarks>
-public sealed class InboundMessageReader
+public sealed partial class InboundMessageReader
 {
     private const int MaxUnwrapDepth = 3;
 
@@ -43,6 +43,7 @@ public sealed class InboundMessageReader
     private readonly SerializerSettings _settings;
     private readonly ILeadingEnvelopeReader? _detailReader;
     private readonly bool _scanWrappers;
+    private readonly MessageTypeMap? _types;
 
     /// <summary>Creates the reader.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
@@ -75,6 +76,7 @@ public sealed class InboundMessageReader
         _serializers = serializers;
         _settings = SerializerSettings.From(options);
         _detailReader = detailReader;
+        _types = (serializers.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer)?.MessageTypes;
     }
 
     /// <summary>Gets the reader of an EventBridge <c>detail</c> where it lies, or <c>null</c> when the detail is read on its own.</summary>
@@ -87,9 +89,31 @@ public sealed class InboundMessageReader
     /// <param name="message">The message. Must not be null.</param>
     /// <returns>The kind of body and, unless it was an SNS control message, the envelope with its metadata.</returns>
     /// <exception cref="InvalidEnvelopeException">The body is not a readable envelope in any of the shapes.</exception>
-    public InboundMessage Read(SqsMessage message)
+    public InboundMessage Read(SqsMessage message) => Read(message, native: null);
+
+    /// <summary>Reads a received message whose body may also be a native message (not an envelope).</summary>
+    /// <param name="message">The message. Must not be null.</param>
+    /// <param name="native">
+    /// How a body that is not an envelope is read, or <c>null</c> (or empty): every body must be an envelope. The types
+    /// its rules name must be registered in the serializers' <see cref="MessageTypeMap"/>.
+    /// </param>
+    /// <returns>The kind of body and, unless it was a control message, the envelope with its metadata (<see cref="MessageEnvelope.IsNative"/> for a native message).</returns>
+    /// <exception cref="InvalidEnvelopeException">
+    /// The body is not a readable envelope in any of the shapes, and no rule matched it (<see cref="InvalidEnvelopeReason.NoNativeRuleMatched"/>)
+    /// or its JSON does not fit the type a rule chose (<see cref="InvalidEnvelopeReason.InvalidData"/>).
+    /// </exception>
+    /// <exception cref="InvalidOperationException">Rules are given but the serializers have no message type map.</exception>
+    public InboundMessage Read(SqsMessage message, NativeMessageRules? native)
     {
         ArgumentNullException.ThrowIfNull(message);
+        if (native is { IsEmpty: true })
+        {
+            native = null;
+        }
+        else if (native is not null && _types is null)
+        {
+            throw new InvalidOperationException("Native message rules need the bus's envelope serializers (their MessageTypeMap registers the rules' types).");
+        }
 
         // SQS bodies are at most 1 MiB; allow for base64 and escaping around an envelope of MaxEnvelopeSize.
         long limit = (_settings.MaxEnvelopeSize * 2L) + 4096;
@@ -101,7 +125,7 @@ public sealed class InboundMessageReader
                 throw TooLarge(limit);
             }
 
-            return Read(message, utf8);
+            return Read(message, utf8, native);
         }
 
         string body = message.Body;
@@ -111,19 +135,19 @@ public sealed class InboundMessageReader
         }
 
         using RentedBuffer encoded = Encode(body, out int length);
-        return Read(message, encoded.Memory[..length]);
+        return Read(message, encoded.Memory[..length], native);
     }
 
     /// <summary>Reads the body's UTF-8 bytes; on failure the exception keeps a copy of them (the caller may return its buffer).</summary>
-    private InboundMessage Read(SqsMessage message, ReadOnlyMemory<byte> utf8)
+    private InboundMessage Read(SqsMessage message, ReadOnlyMemory<byte> utf8, NativeMessageRules? native)
     {
         try
         {
-            var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes) };
+            var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes), Native = native, Message = message };
             MessageEnvelope? envelope = Unwrap(utf8, depth: 0, ref state);
             if (envelope is null)
             {
-                return new InboundMessage(InboundMessageKind.SnsControlMessage, null);
+                return new InboundMessage(state.Kind, null);
             }
 
             envelope.SqsMetadata = new SqsMetadata(message.MessageId, message.ReceiptHandle, message.MessageAttributes, message.SystemAttributes);
@@ -189,7 +213,7 @@ public sealed class InboundMessageReader
 
                 return detail.Envelope ?? UnwrapDetail(document, scan.Members.Detail, depth, ref state);
             default:
-                return ReadEnvelope(document, state.Format);
+                return state.Native is null ? ReadEnvelope(document, state.Format) : ReadEnvelopeOrNative(document, ref state);
         }
     }
 
@@ -263,5 +287,7 @@ public sealed class InboundMessageReader
         public EnvelopeFormat? Format;
         public SnsMetadata? Sns;
         public EventBridgeMetadata? EventBridge;
+        public NativeMessageRules? Native;
+        public SqsMessage Message;
     }
 }

@@ -42,6 +42,11 @@ public sealed class Node
 
 [JsonSerializable(typeof(Order))]
 [JsonSerializable(typeof(Node))]
+[JsonSerializable(typeof(Native.S3EventNotification))]
+[JsonSerializable(typeof(Native.S3ObjectCreated))]
+[JsonSerializable(typeof(Native.Ec2StateChange))]
+[JsonSerializable(typeof(Native.SesNotification))]
+[JsonSerializable(typeof(Native.CloudWatchAlarm))]
 [JsonSerializable(typeof(Dictionary<string, int>))]
 public sealed partial class TestJsonContext : JsonSerializerContext
 {

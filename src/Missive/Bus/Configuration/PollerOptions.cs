@@ -39,4 +39,10 @@ public sealed class PollerOptions
     /// <c>null</c> (the default): such a message is left to the queue's own redrive policy and retried until it moves.
     /// </summary>
     public string? DeadLetterQueue { get; set; }
+
+    /// <summary>
+    /// Gets how bodies that are not CloudEvents envelopes are read (S3 notifications, EventBridge events of AWS services,
+    /// plain JSON): empty by default, every body must then be an envelope. See <see cref="Transport.NativeMessageRules"/>.
+    /// </summary>
+    public Transport.NativeMessageRules NativeMessages { get; } = new();
 }

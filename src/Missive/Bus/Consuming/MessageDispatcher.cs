@@ -41,11 +41,15 @@ internal sealed class MessageDispatcher
     public bool LogMessageContent => _logContent;
 
     /// <summary>Reads a received message and hands it to its handler; a pointer to a stored payload is resolved first (with <c>UsePayloadOffload</c>).</summary>
-    public ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, CancellationToken stopping)
-        => _payloads is null ? DispatchReadAsync(message, queue, stopping) : ResolveAndDispatchAsync(_payloads, message, queue, stopping);
+    /// <param name="message">The message as received.</param>
+    /// <param name="queue">The queue it came from.</param>
+    /// <param name="native">How bodies that are not envelopes are read on that queue, or <c>null</c>: every body is an envelope.</param>
+    /// <param name="stopping">Cancelled when the host stops.</param>
+    public ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, NativeMessageRules? native, CancellationToken stopping)
+        => _payloads is null ? DispatchReadAsync(message, queue, native, stopping) : ResolveAndDispatchAsync(_payloads, message, queue, native, stopping);
 
     /// <summary>A pointer becomes the message as sent; one that cannot be resolved is unreadable, like a body that cannot be read.</summary>
-    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> ResolveAndDispatchAsync(PayloadResolver payloads, SqsMessage message, string queue, CancellationToken stopping)
+    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> ResolveAndDispatchAsync(PayloadResolver payloads, SqsMessage message, string queue, NativeMessageRules? native, CancellationToken stopping)
     {
         SqsMessage resolved;
         try
@@ -58,17 +62,17 @@ internal sealed class MessageDispatcher
             return Unreadable(message, queue, message.ReceiveCount, e);
         }
 
-        return await DispatchReadAsync(resolved, queue, stopping).ConfigureAwait(false);
+        return await DispatchReadAsync(resolved, queue, native, stopping).ConfigureAwait(false);
     }
 
-    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchReadAsync(SqsMessage message, string queue, CancellationToken stopping)
+    private async ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchReadAsync(SqsMessage message, string queue, NativeMessageRules? native, CancellationToken stopping)
     {
         int receiveCount = message.ReceiveCount;
         _telemetry.Received(queue, receiveCount);
         InboundMessage inbound;
         try
         {
-            inbound = _reader.Read(message);
+            inbound = _reader.Read(message, native);
         }
         catch (InvalidEnvelopeException e)
         {
@@ -78,7 +82,7 @@ internal sealed class MessageDispatcher
         RecordSize(queue, message, inbound.Envelope?.Type);
         if (inbound.Envelope is not { } envelope)
         {
-            BusLog.ControlMessageSkipped(_logger, message.MessageId, queue);
+            BusLog.ControlMessageSkipped(_logger, message.MessageId, queue, inbound.Kind == InboundMessageKind.S3TestEvent ? "S3's test event" : "an SNS subscription control message");
             return (DispatchOutcome.Done, null);
         }
 

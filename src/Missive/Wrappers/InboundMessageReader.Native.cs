@@ -1,0 +1,241 @@
+using System;
+using System.Collections.Generic;
+using System.Globalization;
+using System.Text;
+using System.Text.Json;
+using Missive.Lexing;
+using Missive.Serialization;
+
+namespace Missive.Transport;
+
+/// <summary>Native messages: bodies that are not envelopes, read as the type a <see cref="NativeMessageRules"/> rule names.</summary>
+public sealed partial class InboundMessageReader
+{
+    /// <summary>What the envelope's <c>source</c> is for a native message that came straight to a queue.</summary>
+    internal const string SqsSource = "aws:sqs";
+
+    /// <summary>What the envelope's <c>type</c> is for a native message no rule matched, read for the fallback handler.</summary>
+    internal const string UnmatchedNativeType = "native";
+
+    /// <summary>
+    /// The innermost payload, with native rules: an envelope when it is one (a JSON object with a <c>specversion</c>
+    /// member, or anything that is not JSON, which may be base64 protobuf), S3's test event (skipped), else a native message.
+    /// </summary>
+    private MessageEnvelope? ReadEnvelopeOrNative(ReadOnlyMemory<byte> payload, ref UnwrapState state)
+    {
+        ReadOnlySpan<byte> span = payload.Span;
+        int first = JsonWhitespace.Skip(span, 0);
+        bool json = first >= 0 && span[first] is (byte)'{' or (byte)'[';
+        if (state.Format == EnvelopeFormat.Protobuf || !json || JsonTopLevel.HasMember(span, "specversion"u8))
+        {
+            return ReadEnvelope(payload, state.Format);
+        }
+
+        if (IsS3TestEvent(span, first, _settings.JsonReaderOptions))
+        {
+            state.Kind = InboundMessageKind.S3TestEvent;
+            return null;
+        }
+
+        return ReadNative(payload, ref state);
+    }
+
+    private MessageEnvelope ReadNative(ReadOnlyMemory<byte> payload, ref UnwrapState state)
+    {
+        IReadOnlyDictionary<string, MessageAttributeValue> attributes = state.Message.MessageAttributes;
+        var candidate = new NativeCandidate(payload.Span, attributes, state.Sns?.MessageAttributes, state.EventBridge, _settings.JsonReaderOptions);
+        IReadOnlyList<NativeMessageRule> rules = state.Native!.Rules;
+        for (int i = 0; i < rules.Count; i++)
+        {
+            NativeMessageRule rule = rules[i];
+            bool matched;
+            try
+            {
+                matched = rule.Test(in candidate);
+            }
+            catch (Exception e) when (PayloadErrors.IsDataError(e))
+            {
+                throw ThrowHelper.Create(InvalidEnvelopeReason.NoNativeRuleMatched, $"The native message rule '{rule.Description}' threw {e.GetType().Name}", inner: ContentSafety.Inner(e, _settings.LogMessageContent));
+            }
+
+            if (matched)
+            {
+                return ReadNativeAs(rule.Registration(_types!), payload, ref state, type: null);
+            }
+        }
+
+        if (_types!.Unregistered is { } unregistered)
+        {
+            return ReadNativeAs(unregistered, payload, ref state, state.EventBridge?.DetailType ?? candidate.S3EventName() ?? UnmatchedNativeType);
+        }
+
+        throw ThrowHelper.Create(
+            InvalidEnvelopeReason.NoNativeRuleMatched,
+            $"The body is not a CloudEvents envelope and no native message rule matched it (tried: {string.Join("; ", state.Native.Descriptions)}). "
+            + "Add a rule to the queue's NativeMessages (WhenMessageAttribute, WhenEventBridgeEvent, WhenS3Notification, When, Otherwise) or register a fallback handler (AddFallbackHandler)");
+    }
+
+    /// <summary>Reads the whole payload as the registration's type, with the envelope's attributes taken from what the message carried.</summary>
+    private MessageEnvelope ReadNativeAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, ref UnwrapState state, string? type)
+    {
+        MessageEnvelope envelope = info.CreateEnvelope();
+        var reader = new Utf8JsonReader(payload.Span, _settings.JsonReaderOptions);
+        try
+        {
+            reader.Read();
+            info.ReadJsonData(envelope, ref reader);
+            if (reader.Read())
+            {
+                throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The native message has content after its JSON value", reader.TokenStartIndex);
+            }
+        }
+        catch (Exception e) when (PayloadErrors.IsDataError(e))
+        {
+            throw PayloadErrors.InvalidData(e, reader.TokenStartIndex, _settings.LogMessageContent);
+        }
+
+        SqsMessage message = state.Message;
+        envelope.Id = state.EventBridge?.EventId ?? state.Sns?.MessageId ?? message.MessageId;
+        envelope.Source = state.EventBridge?.Source ?? state.Sns?.TopicArn ?? SqsSource;
+        envelope.Type = type ?? info.Identifier;
+        envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SentTime(message);
+        envelope.DataContentType = ContentTypes.ApplicationJson;
+        envelope.IsNative = true;
+        return envelope;
+    }
+
+    /// <summary>The SQS <c>SentTimestamp</c> (milliseconds since the epoch), or <c>null</c>.</summary>
+    private static DateTimeOffset? SentTime(SqsMessage message)
+        => message.SystemAttributes.TryGetValue(SqsSystemAttributes.SentTimestamp, out string? text)
+            && long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long ms)
+                ? DateTimeOffset.FromUnixTimeMilliseconds(ms) : null;
+
+    /// <summary>
+    /// S3's test event, as S3 documents it: an object whose first member is <c>Service</c> (<c>"Amazon S3"</c>) and whose
+    /// <c>Event</c> is <c>"s3:TestEvent"</c>.
+    /// </summary>
+    private static bool IsS3TestEvent(ReadOnlySpan<byte> json, int open, JsonReaderOptions options)
+    {
+        int name = JsonWhitespace.Skip(json, open + 1);
+        if (name < 0 || !json[name..].StartsWith("\"Service\""u8))
+        {
+            return false;
+        }
+
+        bool service = false, test = false;
+        var reader = new Utf8JsonReader(json, options);
+        try
+        {
+            reader.Read();
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                bool isService = reader.ValueTextEquals("Service"u8), isEvent = reader.ValueTextEquals("Event"u8);
+                reader.Read();
+                if (reader.TokenType == JsonTokenType.String)
+                {
+                    service |= isService && reader.ValueTextEquals("Amazon S3"u8);
+                    test |= isEvent && reader.ValueTextEquals("s3:TestEvent"u8);
+                }
+
+                reader.Skip();
+            }
+        }
+        catch (JsonException)
+        {
+            return false; // read as a native message, whose reader reports what is wrong
+        }
+
+        return service && test;
+    }
+}
+
+/// <summary>What a native message carries, as the rules see it.</summary>
+internal readonly ref struct NativeCandidate
+{
+    private readonly IReadOnlyDictionary<string, MessageAttributeValue>? _snsAttributes;
+    private readonly JsonReaderOptions _options;
+
+    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options)
+    {
+        Body = body;
+        Attributes = attributes.Count == 0 && snsAttributes is { Count: > 0 } ? snsAttributes : attributes;
+        _snsAttributes = snsAttributes;
+        EventBridge = eventBridge;
+        _options = options;
+    }
+
+    /// <summary>Gets the native message's UTF-8 JSON.</summary>
+    public ReadOnlySpan<byte> Body { get; }
+
+    /// <summary>Gets the SQS message attributes, or the SNS notification's when SQS has none.</summary>
+    public IReadOnlyDictionary<string, MessageAttributeValue> Attributes { get; }
+
+    /// <summary>Gets the EventBridge event the message came in, or <c>null</c>.</summary>
+    public EventBridgeMetadata? EventBridge { get; }
+
+    /// <summary>Tells whether the SQS message attribute, or else the SNS notification's, of that name is that string.</summary>
+    public bool AttributeEquals(string name, string value)
+        => (Attributes.TryGetValue(name, out MessageAttributeValue? attribute) || (_snsAttributes?.TryGetValue(name, out attribute) ?? false))
+            && !attribute!.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
+
+    /// <summary>
+    /// The first record's <c>eventName</c> when the body is an S3 event notification (a <c>Records</c> array whose first
+    /// record's <c>eventSource</c> is <c>aws:s3</c>), else <c>null</c>. Reads only as far as the first record.
+    /// </summary>
+    public string? S3EventName()
+    {
+        var reader = new Utf8JsonReader(Body, _options);
+        try
+        {
+            if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+            {
+                return null;
+            }
+
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                if (!reader.ValueTextEquals("Records"u8))
+                {
+                    reader.Read();
+                    reader.Skip();
+                    continue;
+                }
+
+                if (!reader.Read() || reader.TokenType != JsonTokenType.StartArray || !reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+                {
+                    return null;
+                }
+
+                bool s3 = false;
+                string? eventName = null;
+                while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+                {
+                    bool isSource = reader.ValueTextEquals("eventSource"u8), isName = reader.ValueTextEquals("eventName"u8);
+                    reader.Read();
+                    if (reader.TokenType == JsonTokenType.String)
+                    {
+                        s3 |= isSource && reader.ValueTextEquals("aws:s3"u8);
+                        eventName = isName ? reader.GetString() : eventName;
+                    }
+                    else
+                    {
+                        reader.Skip();
+                    }
+
+                    if (s3 && eventName is not null)
+                    {
+                        return eventName;
+                    }
+                }
+
+                return null;
+            }
+        }
+        catch (JsonException)
+        {
+            // Not well-formed: no rule of S3's matches it, and the reader of the type a later rule chooses says what is wrong.
+        }
+
+        return null;
+    }
+}

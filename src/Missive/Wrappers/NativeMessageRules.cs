@@ -1,0 +1,128 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using Missive.Serialization;
+
+namespace Missive.Transport;
+
+/// <summary>Tells whether a native message is of a rule's type, from its body's UTF-8 JSON and its message attributes.</summary>
+/// <param name="utf8Body">The native message's JSON (the SNS <c>Message</c> or EventBridge <c>detail</c> when it came wrapped).</param>
+/// <param name="messageAttributes">The SQS message attributes, or the SNS notification's when it came wrapped and has some.</param>
+/// <returns>Whether the rule's type reads the message.</returns>
+public delegate bool NativeMessagePredicate(ReadOnlySpan<byte> utf8Body, IReadOnlyDictionary<string, MessageAttributeValue> messageAttributes);
+
+/// <summary>
+/// How a queue's bodies that are not CloudEvents envelopes are read (native messages: AWS service events such as S3
+/// notifications and EventBridge events of <c>aws.*</c> sources, other services' SNS notifications, plain JSON from
+/// producers that do not speak CloudEvents). Set on <see cref="Bus.PollerOptions.NativeMessages"/> or
+/// <see cref="Lambda.SqsEventProcessorOptions.NativeMessages"/>; empty (the default), every body must be an envelope.
+/// </summary>
+/// <remarks>
+/// <para>A body that is a CloudEvents envelope (a JSON object with a <c>specversion</c> member, or base64 protobuf) is
+/// read as one, so envelopes and native messages can share a queue. Wrappers are taken off first as for envelopes: an
+/// SNS notification's <c>Message</c> and an EventBridge event's <c>detail</c> are the native message, and the wrapper's
+/// metadata stays on the envelope (<see cref="MessageEnvelope.SnsMetadata"/>, <see cref="MessageEnvelope.EventBridgeMetadata"/>).</para>
+/// <para>The rules are tried in the order they were added; the first that matches names the type, whose registration
+/// (<c>AddMessageType</c>) reads the message's JSON as the whole message. The host does not start when a rule names a
+/// type nobody registered. A body no rule matches goes to the fallback handler when one is registered (as
+/// <see cref="UnregisteredMessage"/>), else it is unreadable (<see cref="InvalidEnvelopeReason.NoNativeRuleMatched"/>):
+/// retried, then dead-lettered as received.</para>
+/// <para>Rules read what the message already carries with the project's scanning code: attributes without touching
+/// the body, the EventBridge <c>source</c> and <c>detail-type</c> as the wrapper is read, an S3 notification's first
+/// record's <c>eventSource</c> and <c>eventName</c> from the start of the body. Only the predicate of
+/// <see cref="When{T}"/> is the application's code.</para>
+/// </remarks>
+public sealed class NativeMessageRules
+{
+    private readonly List<NativeMessageRule> _rules = [];
+
+    /// <summary>Gets whether no rule was added (every body must then be an envelope).</summary>
+    public bool IsEmpty => _rules.Count == 0;
+
+    /// <summary>Gets the rules in the order they are tried, each described as the log line of an unmatched body names it.</summary>
+    public IReadOnlyList<string> Descriptions => [.. _rules.Select(r => r.Description)];
+
+    internal IReadOnlyList<NativeMessageRule> Rules => _rules;
+
+    /// <summary>
+    /// Reads a native message as <typeparamref name="T"/> when its message attribute <paramref name="attributeName"/>
+    /// is the string <paramref name="value"/> (ordinal comparison): an SQS message attribute, or an attribute of the SNS
+    /// notification the message came in (e.g. a <c>MessageType</c> attribute, or NServiceBus's
+    /// <c>NServiceBus.EnclosedMessageTypes</c>).
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="attributeName">The attribute's name. Must not be null or empty.</param>
+    /// <param name="value">The value that selects the type. Must not be null.</param>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules WhenMessageAttribute<T>(string attributeName, string value)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(attributeName);
+        ArgumentNullException.ThrowIfNull(value);
+        return Add<T>($"message attribute {attributeName} = \"{value}\"", (in NativeCandidate c) => c.AttributeEquals(attributeName, value));
+    }
+
+    /// <summary>
+    /// Reads the <c>detail</c> of an EventBridge event whose <c>source</c> is <paramref name="source"/> (and, when given,
+    /// whose <c>detail-type</c> is <paramref name="detailType"/>) as <typeparamref name="T"/>: the events of AWS services
+    /// (<c>aws.s3</c> with <c>Object Created</c>, <c>aws.ec2</c>, <c>aws.health</c>, …) and of other applications.
+    /// The event's <c>id</c>, <c>source</c> and <c>time</c> become the envelope's.
+    /// </summary>
+    /// <typeparam name="T">The registered message type (the shape of the <c>detail</c>).</typeparam>
+    /// <param name="source">The event's <c>source</c>. Must not be null or empty.</param>
+    /// <param name="detailType">The event's <c>detail-type</c>, or <c>null</c> for any.</param>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules WhenEventBridgeEvent<T>(string source, string? detailType = null)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(source);
+        return Add<T>(
+            detailType is null ? $"EventBridge source \"{source}\"" : $"EventBridge source \"{source}\", detail-type \"{detailType}\"",
+            (in NativeCandidate c) => c.EventBridge is { } e && e.Source == source && (detailType is null || e.DetailType == detailType));
+    }
+
+    /// <summary>
+    /// Reads an S3 event notification (a <c>Records</c> array whose first record's <c>eventSource</c> is <c>aws:s3</c>),
+    /// sent by S3 to the queue or through an SNS topic, as <typeparamref name="T"/> (the whole notification, records and
+    /// all); with <paramref name="eventNamePrefix"/>, only when the first record's <c>eventName</c> starts with it
+    /// (<c>ObjectCreated:</c>, <c>ObjectRemoved:</c>, …). S3's own test event (<c>s3:TestEvent</c>, sent when a
+    /// notification is configured) is recognised without a rule and skipped. S3 events that arrive through EventBridge
+    /// are EventBridge events: <see cref="WhenEventBridgeEvent{T}"/> with <c>aws.s3</c>.
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="eventNamePrefix">The start of the <c>eventName</c>, or <c>null</c> for any S3 event.</param>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules WhenS3Notification<T>(string? eventNamePrefix = null)
+        => Add<T>(
+            eventNamePrefix is null ? "S3 notification" : $"S3 notification, eventName starting \"{eventNamePrefix}\"",
+            (in NativeCandidate c) => c.S3EventName() is { } name && (eventNamePrefix is null || name.StartsWith(eventNamePrefix, StringComparison.Ordinal)));
+
+    /// <summary>Reads a native message as <typeparamref name="T"/> when <paramref name="predicate"/> says so.</summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="predicate">The application's test. Must not be null. An exception from it makes the message unreadable.</param>
+    /// <param name="description">What the rule matches, for the log line of an unmatched body.</param>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules When<T>(NativeMessagePredicate predicate, string? description = null)
+    {
+        ArgumentNullException.ThrowIfNull(predicate);
+        return Add<T>(description ?? "the application's predicate", (in NativeCandidate c) => predicate(c.Body, c.Attributes));
+    }
+
+    /// <summary>
+    /// Reads every native message no earlier rule matched as <typeparamref name="T"/>: alone, one type for the whole
+    /// queue. Rules added after it are never reached.
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules Otherwise<T>() => Add<T>("any other body", static (in NativeCandidate _) => true);
+
+    private NativeMessageRules Add<T>(string description, NativeRuleTest test)
+    {
+        _rules.Add(new NativeMessageRule(typeof(T), $"{description} -> {typeof(T).Name}", test, static map => map.Get<T>()));
+        return this;
+    }
+}
+
+/// <summary>One rule: the type it names, its test, and how the type's registration is found.</summary>
+internal sealed record NativeMessageRule(Type MessageType, string Description, NativeRuleTest Test, Func<MessageTypeMap, MessageTypeInfo> Registration);
+
+/// <summary>A rule's test over what a native message carries.</summary>
+internal delegate bool NativeRuleTest(in NativeCandidate candidate);
