@@ -27,6 +27,10 @@ public class DeserializeBenchmarks
     private SqsMessage _sns = null!;
     private SqsMessage _eventBridge = null!;
     private SqsMessage _protobuf = null!;
+    private SqsMessage _nativeRaw = null!;
+    private SqsMessage _nativeTyped = null!;
+    private SqsMessage _nativeEventBridge = null!;
+    private NativeMessageRules _rules = null!;
     private byte[] _payload = null!;
 
     public static IEnumerable<int> ItemCountValues => Setup.ItemCounts;
@@ -51,7 +55,39 @@ public class DeserializeBenchmarks
         _sns = Through(broker, () => broker.PublishAsync(writer.ToSns(envelope, "t")));
         _eventBridge = Through(broker, () => broker.PutEventAsync(writer.ToEventBridge(envelope, "b")));
         _protobuf = Through(broker, () => broker.SendAsync(writer.ToSqs(envelope, "q", Serialization.EnvelopeFormat.Protobuf)));
+
+        // Native messages: the order's own JSON, straight to the queue and as an EventBridge event's detail, read by
+        // rules as a mixed queue would have them (an S3 rule tried first, which the order does not match).
+        string order = System.Text.Encoding.UTF8.GetString(_payload);
+        _nativeRaw = Through(broker, () => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = order }));
+        _nativeTyped = Through(broker, () => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = order, MessageAttributes = new Dictionary<string, MessageAttributeValue> { [OutboundMessageWriter.MessageTypeAttribute] = MessageAttributeValue.FromString(Payloads.OrderType) } }));
+        _nativeEventBridge = Through(broker, () => broker.PutEventAsync(new EventBridgeEntry { EventBusName = "b", Source = "shop.orders", DetailType = "Order Placed", Detail = order }));
+        _rules = new NativeMessageRules()
+            .WhenMessageAttribute<OrderPlaced>(OutboundMessageWriter.MessageTypeAttribute, Payloads.OrderType)
+            .WhenEventBridgeEvent<OrderPlaced>("shop.orders")
+            .WhenS3Notification<OrderPlaced>()
+            .Otherwise<OrderPlaced>();
     }
+
+    [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes")]
+    [BenchmarkCategory("NativeRaw")]
+    public OrderPlaced? NativeRawFloor() => JsonSerializer.Deserialize(_nativeRaw.Utf8Body.Span, BenchJsonContext.Default.OrderPlaced);
+
+    [Benchmark(Description = "Missive: native JSON body, its type in a message attribute")]
+    [BenchmarkCategory("NativeRaw")]
+    public MessageEnvelope? NativeTypedMissive() => Setup.Inbound.Read(_nativeTyped, _rules).Envelope;
+
+    [Benchmark(Description = "Missive: native JSON body, no attribute (rules over the body, mixed queue)")]
+    [BenchmarkCategory("NativeRaw")]
+    public MessageEnvelope? NativeRawMissive() => Setup.Inbound.Read(_nativeRaw, _rules).Envelope;
+
+    [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes")]
+    [BenchmarkCategory("NativeEventBridge")]
+    public PlainEventBridgeOrder? NativeEventBridgeFloor() => JsonSerializer.Deserialize(_nativeEventBridge.Utf8Body.Span, BenchJsonContext.Default.PlainEventBridgeOrder);
+
+    [Benchmark(Description = "Missive: EventBridge event with a native detail (rules)")]
+    [BenchmarkCategory("NativeEventBridge")]
+    public MessageEnvelope? NativeEventBridgeMissive() => Setup.Inbound.Read(_nativeEventBridge, _rules).Envelope;
 
     [Benchmark(Baseline = true, Description = "Standard: raw body")]
     [BenchmarkCategory("Raw")]

@@ -69,6 +69,7 @@ public sealed class OrderPlacedReflected
 [JsonSerializable(typeof(OrderPlaced))]
 [JsonSerializable(typeof(PlainCloudEvent))]
 [JsonSerializable(typeof(PlainEventBridgeEvent))]
+[JsonSerializable(typeof(PlainEventBridgeOrder))]
 public sealed partial class BenchJsonContext : JsonSerializerContext
 {
 }

@@ -65,3 +65,34 @@ public sealed class PlainEventBridgeEvent
     [JsonPropertyName("detail")]
     public PlainCloudEvent? Detail { get; set; }
 }
+
+/// <summary>An EventBridge event whose <c>detail</c> is the order itself (a native message), as plain classes (its same-bytes floor).</summary>
+public sealed class PlainEventBridgeOrder
+{
+    [JsonPropertyName("version")]
+    public string? Version { get; set; }
+
+    [JsonPropertyName("id")]
+    public string? Id { get; set; }
+
+    [JsonPropertyName("detail-type")]
+    public string? DetailType { get; set; }
+
+    [JsonPropertyName("source")]
+    public string? Source { get; set; }
+
+    [JsonPropertyName("account")]
+    public string? Account { get; set; }
+
+    [JsonPropertyName("time")]
+    public DateTimeOffset? Time { get; set; }
+
+    [JsonPropertyName("region")]
+    public string? Region { get; set; }
+
+    [JsonPropertyName("resources")]
+    public List<string>? Resources { get; set; }
+
+    [JsonPropertyName("detail")]
+    public OrderPlaced? Detail { get; set; }
+}

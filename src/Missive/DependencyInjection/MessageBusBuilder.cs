@@ -154,6 +154,24 @@ public sealed class MessageBusBuilder
     /// <returns>This builder.</returns>
     public MessageBusBuilder AddEventBridgePublisher<T>(string eventBus, EnvelopeFormat? format = null) => AddRoute<T>(RouteKind.EventBridge, eventBus, format);
 
+    /// <summary>
+    /// Publishes messages of type <typeparamref name="T"/> without a CloudEvents envelope, for consumers that do not
+    /// speak CloudEvents: the body is the message's JSON as its registration writes it (the <c>data</c> an envelope would
+    /// carry), with the type identifier in the <c>MessageType</c> message attribute on SQS and SNS
+    /// (<see cref="OutboundMessageWriter.MessageTypeAttribute"/>), or as the <c>detail-type</c> on EventBridge (the
+    /// <c>detail</c> is the message's JSON, the <c>source</c> the bus's source). The envelope's id, time and extensions
+    /// (trace context among them) are not sent. A Missive consumer reads such messages with a native message rule
+    /// (<see cref="NativeMessageRules.WhenMessageAttribute{T}"/> with <c>MessageType</c>, or
+    /// <see cref="NativeMessageRules.WhenEventBridgeEvent{T}"/>). The type needs a publisher (<see cref="AddSqsPublisher{T}"/>, …).
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder PublishWithoutEnvelope<T>()
+    {
+        Bus.PublishedWithoutEnvelope.Add(typeof(T));
+        return this;
+    }
+
     /// <summary>Handles received messages of type <typeparamref name="TMessage"/> with <typeparamref name="THandler"/>, resolved from each message's DI scope.</summary>
     /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
     /// <typeparam name="THandler">The handler.</typeparam>

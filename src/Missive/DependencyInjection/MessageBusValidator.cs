@@ -200,6 +200,14 @@ internal sealed class MessageBusValidator
             }
         }
 
+        foreach (Type native in _bus.PublishedWithoutEnvelope)
+        {
+            if (!_bus.Routes.ContainsKey(native))
+            {
+                problems.Add($"PublishWithoutEnvelope<{native.Name}>() is set but {native.FullName} has no publisher: add AddSqsPublisher<{native.Name}>(…), AddSnsPublisher or AddEventBridgePublisher.");
+            }
+        }
+
         foreach ((string queue, PollerOptions options) in _bus.Pollers)
         {
             CheckNativeRules(options.NativeMessages, $"The poller of '{queue}'", problems);

@@ -3,26 +3,52 @@ using System.Buffers;
 
 namespace Missive.Lexing;
 
+/// <summary>The top-level member names that tell a CloudEvents envelope and the AWS wrappers apart.</summary>
+[Flags]
+internal enum TopLevelNames
+{
+    None = 0,
+    SpecVersion = 1,
+    Type = 2,
+    MessageId = 4,
+    TopicArn = 8,
+    Detail = 16,
+    DetailType = 32,
+    Source = 64,
+    Time = 128,
+
+    /// <summary>The names an SNS notification (or control message) has.</summary>
+    SnsNotification = Type | MessageId | TopicArn,
+
+    /// <summary>The names an EventBridge event has.</summary>
+    EventBridgeEvent = Detail | DetailType | Source | Time,
+}
+
 /// <summary>
-/// Looks for a member of a JSON object's top level without tokenizing the document: one vectorized pass over its
-/// structure (quotes, brackets, commas), strings skipped to their closing quote. The answer is a hint for choosing a
-/// reader, not a validation: whatever reads the document afterwards reports what is wrong with it.
+/// Finds which of the names of <see cref="TopLevelNames"/> a JSON object has at its top level without tokenizing the
+/// document: one vectorized pass over its structure (quotes, brackets, commas), strings skipped to their closing quote.
+/// The answer is a hint for choosing a reader, not a validation: whatever reads the document afterwards reports what is
+/// wrong with it. Names written with escapes are not recognised.
 /// </summary>
 internal static class JsonTopLevel
 {
     private static readonly SearchValues<byte> Structure = SearchValues.Create("\"{}[],"u8);
     private static readonly SearchValues<byte> StringEnds = SearchValues.Create("\"\\"u8);
 
+    /// <summary>Tells whether <paramref name="json"/> is an object (after whitespace) with a top-level <c>specversion</c> member.</summary>
+    public static bool HasSpecVersion(ReadOnlySpan<byte> json) => (Names(json) & TopLevelNames.SpecVersion) != 0;
+
     /// <summary>
-    /// Tells whether <paramref name="json"/> is an object (after whitespace) with a top-level member named
-    /// <paramref name="name"/> written without escapes.
+    /// The names of <see cref="TopLevelNames"/> among the top-level members of <paramref name="json"/>, when it is an
+    /// object (after whitespace); the search stops at <c>specversion</c>, which only an envelope has.
     /// </summary>
-    public static bool HasMember(ReadOnlySpan<byte> json, ReadOnlySpan<byte> name)
+    public static TopLevelNames Names(ReadOnlySpan<byte> json)
     {
+        TopLevelNames found = TopLevelNames.None;
         int at = JsonWhitespace.Skip(json, 0);
         if (at < 0 || json[at] != (byte)'{')
         {
-            return false;
+            return found;
         }
 
         int depth = 0;
@@ -32,7 +58,7 @@ internal static class JsonTopLevel
             int next = json[at..].IndexOfAny(Structure);
             if (next < 0)
             {
-                return false;
+                return found;
             }
 
             at += next;
@@ -42,14 +68,15 @@ internal static class JsonTopLevel
                     int close = StringEnd(json, at + 1);
                     if (close < 0)
                     {
-                        return false;
+                        return found;
                     }
 
                     if (depth == 1 && nameNext)
                     {
-                        if (json[(at + 1)..close].SequenceEqual(name))
+                        found |= NameOf(json[(at + 1)..close]);
+                        if ((found & TopLevelNames.SpecVersion) != 0)
                         {
-                            return true;
+                            return found;
                         }
 
                         nameNext = false;
@@ -64,7 +91,7 @@ internal static class JsonTopLevel
                 case (byte)'}' or (byte)']':
                     if (--depth <= 0)
                     {
-                        return false;
+                        return found;
                     }
 
                     break;
@@ -76,6 +103,19 @@ internal static class JsonTopLevel
             at++;
         }
     }
+
+    private static TopLevelNames NameOf(ReadOnlySpan<byte> name) => name.Length switch
+    {
+        4 when name.SequenceEqual("Type"u8) => TopLevelNames.Type,
+        4 when name.SequenceEqual("time"u8) => TopLevelNames.Time,
+        6 when name.SequenceEqual("detail"u8) => TopLevelNames.Detail,
+        6 when name.SequenceEqual("source"u8) => TopLevelNames.Source,
+        8 when name.SequenceEqual("TopicArn"u8) => TopLevelNames.TopicArn,
+        9 when name.SequenceEqual("MessageId"u8) => TopLevelNames.MessageId,
+        11 when name.SequenceEqual("specversion"u8) => TopLevelNames.SpecVersion,
+        11 when name.SequenceEqual("detail-type"u8) => TopLevelNames.DetailType,
+        _ => TopLevelNames.None,
+    };
 
     /// <summary>The index of the quote that closes the string whose content starts at <paramref name="from"/>, or -1.</summary>
     private static int StringEnd(ReadOnlySpan<byte> json, int from)

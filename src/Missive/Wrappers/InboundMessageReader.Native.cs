@@ -17,21 +17,51 @@ public sealed partial class InboundMessageReader
     /// <summary>What the envelope's <c>type</c> is for a native message no rule matched, read for the fallback handler.</summary>
     internal const string UnmatchedNativeType = "native";
 
+    /// <summary>What a document is, as far as its top-level names tell, on a queue with native rules.</summary>
+    private enum NativeShape
+    {
+        /// <summary>An SNS or EventBridge wrapper, or not JSON: the wrapper scan and the envelope readers decide.</summary>
+        Undecided,
+
+        /// <summary>A JSON object with a top-level <c>specversion</c>: only an envelope has one.</summary>
+        Envelope,
+
+        /// <summary>JSON that is neither an envelope nor a wrapper.</summary>
+        Native,
+    }
+
+    private static NativeShape ShapeWithRules(ReadOnlySpan<byte> document)
+    {
+        int first = JsonWhitespace.Skip(document, 0);
+        if (first < 0 || document[first] is not ((byte)'{' or (byte)'['))
+        {
+            return NativeShape.Undecided; // base64 protobuf, or input the envelope reader names the problem of
+        }
+
+        TopLevelNames names = JsonTopLevel.Names(document);
+        return (names & TopLevelNames.SpecVersion) != 0 ? NativeShape.Envelope
+            : (names & TopLevelNames.SnsNotification) == TopLevelNames.SnsNotification || (names & TopLevelNames.EventBridgeEvent) == TopLevelNames.EventBridgeEvent ? NativeShape.Undecided
+            : NativeShape.Native;
+    }
+
     /// <summary>
-    /// The innermost payload, with native rules: an envelope when it is one (a JSON object with a <c>specversion</c>
-    /// member, or anything that is not JSON, which may be base64 protobuf), S3's test event (skipped), else a native message.
+    /// The innermost payload once the wrapper scan found no wrapper, with native rules: an envelope when it is one (a JSON
+    /// object with a <c>specversion</c> member, or anything that is not JSON, which may be base64 protobuf), else native.
     /// </summary>
     private MessageEnvelope? ReadEnvelopeOrNative(ReadOnlyMemory<byte> payload, ref UnwrapState state)
     {
         ReadOnlySpan<byte> span = payload.Span;
         int first = JsonWhitespace.Skip(span, 0);
         bool json = first >= 0 && span[first] is (byte)'{' or (byte)'[';
-        if (state.Format == EnvelopeFormat.Protobuf || !json || JsonTopLevel.HasMember(span, "specversion"u8))
-        {
-            return ReadEnvelope(payload, state.Format);
-        }
+        return state.Format == EnvelopeFormat.Protobuf || !json || JsonTopLevel.HasSpecVersion(span)
+            ? ReadEnvelope(payload, state.Format)
+            : ReadNativeOrTestEvent(payload, ref state);
+    }
 
-        if (IsS3TestEvent(span, first, _settings.JsonReaderOptions))
+    /// <summary>S3's test event (skipped: nothing to handle), or a native message.</summary>
+    private MessageEnvelope? ReadNativeOrTestEvent(ReadOnlyMemory<byte> payload, ref UnwrapState state)
+    {
+        if (IsS3TestEvent(payload.Span, _settings.JsonReaderOptions))
         {
             state.Kind = InboundMessageKind.S3TestEvent;
             return null;
@@ -114,9 +144,10 @@ public sealed partial class InboundMessageReader
     /// S3's test event, as S3 documents it: an object whose first member is <c>Service</c> (<c>"Amazon S3"</c>) and whose
     /// <c>Event</c> is <c>"s3:TestEvent"</c>.
     /// </summary>
-    private static bool IsS3TestEvent(ReadOnlySpan<byte> json, int open, JsonReaderOptions options)
+    private static bool IsS3TestEvent(ReadOnlySpan<byte> json, JsonReaderOptions options)
     {
-        int name = JsonWhitespace.Skip(json, open + 1);
+        int open = JsonWhitespace.Skip(json, 0);
+        int name = open < 0 || json[open] != (byte)'{' ? -1 : JsonWhitespace.Skip(json, open + 1);
         if (name < 0 || !json[name..].StartsWith("\"Service\""u8))
         {
             return false;

@@ -144,7 +144,9 @@ public sealed partial class InboundMessageReader
         try
         {
             var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes), Native = native, Message = message };
-            MessageEnvelope? envelope = Unwrap(utf8, depth: 0, ref state);
+            MessageEnvelope? envelope = native?.RuleForSqsAttributes(message.MessageAttributes) is { } byAttribute
+                ? ReadNativeAs(byAttribute.Registration(_types!), utf8, ref state, type: null)
+                : Unwrap(utf8, depth: 0, ref state);
             if (envelope is null)
             {
                 return new InboundMessage(state.Kind, null);
@@ -185,6 +187,18 @@ public sealed partial class InboundMessageReader
     /// <returns>The envelope, or <c>null</c> for an SNS control message.</returns>
     private MessageEnvelope? Unwrap(ReadOnlyMemory<byte> document, int depth, ref UnwrapState state)
     {
+        if (state.Native is not null && state.Format != EnvelopeFormat.Protobuf && depth < MaxUnwrapDepth)
+        {
+            // With native rules, one vectorized look at the top-level names decides most bodies without the wrapper scan.
+            switch (ShapeWithRules(document.Span))
+            {
+                case NativeShape.Envelope:
+                    return ReadEnvelope(document, state.Format);
+                case NativeShape.Native:
+                    return ReadNativeOrTestEvent(document, ref state);
+            }
+        }
+
         using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader);
         WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
         switch (shape)

@@ -45,6 +45,30 @@ public sealed class NativeMessageRules
     internal IReadOnlyList<NativeMessageRule> Rules => _rules;
 
     /// <summary>
+    /// The first attribute rule that SQS message attributes match, or <c>null</c>. A body that came with message
+    /// attributes of its own was sent to the queue as it is (S3, EventBridge and SNS without raw delivery send none), so
+    /// such a match reads the body as the message without looking for a wrapper or an envelope in it.
+    /// </summary>
+    internal NativeMessageRule? RuleForSqsAttributes(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    {
+        if (attributes.Count == 0)
+        {
+            return null;
+        }
+
+        foreach (NativeMessageRule rule in _rules)
+        {
+            if (rule.Attribute is (string name, string value) && attributes.TryGetValue(name, out MessageAttributeValue? attribute)
+                && !attribute.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal))
+            {
+                return rule;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>
     /// Reads a native message as <typeparamref name="T"/> when its message attribute <paramref name="attributeName"/>
     /// is the string <paramref name="value"/> (ordinal comparison): an SQS message attribute, or an attribute of the SNS
     /// notification the message came in (e.g. a <c>MessageType</c> attribute, or NServiceBus's
@@ -58,7 +82,9 @@ public sealed class NativeMessageRules
     {
         ArgumentException.ThrowIfNullOrEmpty(attributeName);
         ArgumentNullException.ThrowIfNull(value);
-        return Add<T>($"message attribute {attributeName} = \"{value}\"", (in NativeCandidate c) => c.AttributeEquals(attributeName, value));
+        Add<T>($"message attribute {attributeName} = \"{value}\"", (in NativeCandidate c) => c.AttributeEquals(attributeName, value));
+        _rules[^1] = _rules[^1] with { Attribute = (attributeName, value) };
+        return this;
     }
 
     /// <summary>
@@ -122,7 +148,11 @@ public sealed class NativeMessageRules
 }
 
 /// <summary>One rule: the type it names, its test, and how the type's registration is found.</summary>
-internal sealed record NativeMessageRule(Type MessageType, string Description, NativeRuleTest Test, Func<MessageTypeMap, MessageTypeInfo> Registration);
+internal sealed record NativeMessageRule(Type MessageType, string Description, NativeRuleTest Test, Func<MessageTypeMap, MessageTypeInfo> Registration)
+{
+    /// <summary>Gets the attribute and value an attribute rule matches, or <c>null</c> for another kind of rule.</summary>
+    public (string Name, string Value)? Attribute { get; init; }
+}
 
 /// <summary>A rule's test over what a native message carries.</summary>
 internal delegate bool NativeRuleTest(in NativeCandidate candidate);

@@ -1,4 +1,7 @@
 using System;
+using System.Buffers;
+using System.Collections.Generic;
+using System.Text.Json;
 using Missive.Serialization;
 
 namespace Missive.Transport;
@@ -12,7 +15,11 @@ namespace Missive.Transport;
 /// <remarks><see cref="InboundMessageReader"/> reads every shape this writer produces.</remarks>
 public sealed class OutboundMessageWriter
 {
+    /// <summary>The message attribute that carries the type identifier of a message published without an envelope.</summary>
+    public const string MessageTypeAttribute = "MessageType";
+
     private readonly IEnvelopeSerializerProvider _serializers;
+    private readonly MessageTypeMap? _types;
 
     /// <summary>Creates the writer.</summary>
     /// <param name="serializers">The envelope serializers. Must not be null.</param>
@@ -20,6 +27,7 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(serializers);
         _serializers = serializers;
+        _types = (serializers.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer)?.MessageTypes;
     }
 
     /// <summary>Builds an SQS send request.</summary>
@@ -107,6 +115,54 @@ public sealed class OutboundMessageWriter
         IEnvelopeSerializer serializer = SerializerFor(format);
         protobuf = serializer.Format == EnvelopeFormat.Protobuf;
         return serializer.SerializeToString(envelope);
+    }
+
+    /// <summary>An SQS send of the message alone (no envelope), its type identifier in <see cref="MessageTypeAttribute"/>.</summary>
+    internal SqsSendRequest ToSqsWithoutEnvelope<T>(MessageEnvelope<T> envelope, string queueName, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        QueueName = queueName,
+        Utf8Body = MessageJson(envelope),
+        MessageAttributes = TypeAttribute(envelope),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
+    /// <summary>An SNS publish of the message alone (no envelope), its type identifier in <see cref="MessageTypeAttribute"/>.</summary>
+    internal SnsPublishRequest ToSnsWithoutEnvelope<T>(MessageEnvelope<T> envelope, string topic, string? subject, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        TopicArn = topic,
+        Message = System.Text.Encoding.UTF8.GetString(MessageJson(envelope)),
+        Subject = subject,
+        MessageAttributes = TypeAttribute(envelope),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
+    /// <summary>An EventBridge entry whose <c>detail</c> is the message alone: <c>detail-type</c> its type identifier, <c>source</c> the envelope's.</summary>
+    internal EventBridgeEntry ToEventBridgeWithoutEnvelope<T>(MessageEnvelope<T> envelope, string eventBus) => new()
+    {
+        EventBusName = eventBus,
+        Source = envelope.Source,
+        DetailType = envelope.Type,
+        Detail = System.Text.Encoding.UTF8.GetString(MessageJson(envelope)),
+        Time = envelope.Time,
+    };
+
+    private static Dictionary<string, MessageAttributeValue> TypeAttribute(MessageEnvelope envelope)
+        => new(StringComparer.Ordinal) { [MessageTypeAttribute] = MessageAttributeValue.FromString(envelope.Type) };
+
+    /// <summary>The message's JSON as its registration writes an envelope's <c>data</c>.</summary>
+    private byte[] MessageJson<T>(MessageEnvelope<T> envelope)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing without an envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
+        var buffer = new ArrayBufferWriter<byte>(256);
+        using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { SkipValidation = true }))
+        {
+            types.Get<T>().Codec.WriteJsonValue(writer, envelope.Message);
+        }
+
+        return buffer.WrittenSpan.ToArray();
     }
 
     private IEnvelopeSerializer SerializerFor(EnvelopeFormat? format) => format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;

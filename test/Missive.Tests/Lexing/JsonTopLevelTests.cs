@@ -19,5 +19,12 @@ public sealed class JsonTopLevelTests
     [InlineData("{\"specversion", false)]
     [InlineData("", false)]
     public void FindsOnlyATopLevelMemberName(string json, bool expected)
-        => Assert.Equal(expected, JsonTopLevel.HasMember(Encoding.UTF8.GetBytes(json), "specversion"u8));
+        => Assert.Equal(expected, JsonTopLevel.HasSpecVersion(Encoding.UTF8.GetBytes(json)));
+
+    [Theory]
+    [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"{\\\"specversion\\\":1}\"}", (int)TopLevelNames.SnsNotification)]
+    [InlineData("{\"version\":\"0\",\"id\":\"1\",\"detail-type\":\"d\",\"source\":\"s\",\"time\":\"t\",\"detail\":{\"Type\":1}}", (int)TopLevelNames.EventBridgeEvent)]
+    [InlineData("{\"Records\":[{\"eventSource\":\"aws:s3\",\"source\":1}]}", (int)TopLevelNames.None)]
+    public void TellsTheWrappersNames(string json, int expected)
+        => Assert.Equal((TopLevelNames)expected, JsonTopLevel.Names(Encoding.UTF8.GetBytes(json)));
 }

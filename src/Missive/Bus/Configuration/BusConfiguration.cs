@@ -8,6 +8,9 @@ internal sealed class BusConfiguration
 {
     public Dictionary<Type, MessageRoute> Routes { get; } = [];
 
+    /// <summary>Gets the message types published without an envelope (<c>PublishWithoutEnvelope</c>).</summary>
+    public HashSet<Type> PublishedWithoutEnvelope { get; } = [];
+
     /// <summary>Gets the last step of the handling pipeline (the handler) of each message type that has one.</summary>
     public Dictionary<Type, HandleStep> Handlers { get; } = [];
 

@@ -286,6 +286,7 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
         using Activity? activity = BusTelemetry.StartPublish(system, operation, route.Target, envelope);
         BusTelemetry.InjectTraceContext(envelope);
         long size = -1; // the body's UTF-8 size, once it is written
+        bool withoutEnvelope = _configuration.PublishedWithoutEnvelope.Count > 0 && _configuration.PublishedWithoutEnvelope.Contains(typeof(T));
         long started = Stopwatch.GetTimestamp();
         try
         {
@@ -297,9 +298,10 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
                     // when its batch call is) gets it in a pooled array, cleared and given back then; any other, in an
                     // array of its own, which it may keep.
                     byte[]? rented = null;
-                    SqsSendRequest request = _transport.IsDoneWithBodiesWhenCallsComplete
-                        ? _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId, out rented)
-                        : _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
+                    SqsSendRequest request = withoutEnvelope ? _writer.ToSqsWithoutEnvelope(envelope, route.Target, groupId, deduplicationId)
+                        : _transport.IsDoneWithBodiesWhenCallsComplete
+                            ? _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId, out rented)
+                            : _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
                     size = request.Utf8Length;
                     try
                     {
@@ -315,12 +317,14 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
 
                     break;
                 case RouteKind.Sns:
-                    SnsPublishRequest publish = WithOptions(_writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId), options);
+                    SnsPublishRequest publish = WithOptions(
+                        withoutEnvelope ? _writer.ToSnsWithoutEnvelope(envelope, route.Target, options?.SnsSubject, groupId, deduplicationId) : _writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId),
+                        options);
                     size = SizeOf(publish.Message);
                     messageId = await transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);
                     break;
                 default:
-                    EventBridgeEntry entry = _writer.ToEventBridge(envelope, route.Target, format);
+                    EventBridgeEntry entry = withoutEnvelope ? _writer.ToEventBridgeWithoutEnvelope(envelope, route.Target) : _writer.ToEventBridge(envelope, route.Target, format);
                     size = SizeOf(entry.Detail);
                     messageId = await transport.PutEventAsync(entry, cancellationToken).ConfigureAwait(false);
                     break;
