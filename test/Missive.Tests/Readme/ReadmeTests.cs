@@ -165,6 +165,33 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheNativeMessagesSnippet_HandlesS3sNotificationAndEc2sEvent_AndPublishesAnOrderWithoutAnEnvelope()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.AddUploadsBus();
+        using IHost host = builder.Build();
+        Missive.InMemory.InMemoryBroker broker = host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>();
+        await broker.SendAsync(new SqsSendRequest { QueueName = "inbox", Body = Native.AwsEvents.Body("s3-object-created-put.json") });
+        await broker.SendAsync(new SqsSendRequest { QueueName = "inbox", Body = Native.AwsEvents.Body("eventbridge-ec2-state-change.json") });
+
+        await host.StartAsync();
+        await BusTestHost.WaitUntil(() => { lock (UploadHandler.Keys) { lock (InstanceHandler.States) { return UploadHandler.Keys.Count == 1 && InstanceHandler.States.Count == 1; } } });
+        await host.StopAsync();
+
+        Assert.Equal("amzn-s3-demo-bucket/HappyFace.jpg", UploadHandler.Keys.Single());
+        Assert.Equal("i-abcd1111 pending", InstanceHandler.States.Single());
+
+        HostApplicationBuilder publishing = Host.CreateApplicationBuilder();
+        publishing.AddLegacyOrdersPublisher();
+        using IHost publisher = publishing.Build();
+        await publisher.Services.GetRequiredService<Missive.Bus.IMessagePublisher>().PublishAsync(new OrderPlaced("ORD-12", 4m));
+        SqsMessage sent = Assert.Single(await publisher.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().ReceiveAsync("legacy-orders", 1, TimeSpan.Zero));
+        Assert.Equal("{\"OrderId\":\"ORD-12\",\"Total\":4}", sent.Body);
+        Assert.Equal("Orders.OrderPlaced", sent.MessageAttributes["MessageType"].StringValue);
+    }
+
+    [Fact]
     public async Task TheLargeMessagesSnippet_CarriesAFiveMiBDocument_OnTheInMemoryBroker()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
