@@ -16,4 +16,7 @@ internal struct DetailInPlace
 {
     public MessageEnvelope? Envelope;
     public InvalidEnvelopeException? DataFailure;
+
+    /// <summary>The registration a native message rule read the detail as (then <see cref="Envelope"/> holds only the message), or <c>null</c>.</summary>
+    public MessageTypeInfo? NativeType;
 }

@@ -38,10 +38,21 @@ public sealed partial class InboundMessageReader
             return NativeShape.Undecided; // base64 protobuf, or input the envelope reader names the problem of
         }
 
+        if (document[first] == (byte)'{' && StartsWithWrapperMember(document[(first + 1)..]))
+        {
+            return NativeShape.Undecided; // SNS notifications start with Type, EventBridge events with version: the scan reads them
+        }
+
         TopLevelNames names = JsonTopLevel.Names(document);
         return (names & TopLevelNames.SpecVersion) != 0 ? NativeShape.Envelope
             : (names & TopLevelNames.SnsNotification) == TopLevelNames.SnsNotification || (names & TopLevelNames.EventBridgeEvent) == TopLevelNames.EventBridgeEvent ? NativeShape.Undecided
             : NativeShape.Native;
+    }
+
+    private static bool StartsWithWrapperMember(ReadOnlySpan<byte> content)
+    {
+        int quote = JsonWhitespace.Skip(content, 0);
+        return quote >= 0 && (content[quote..].StartsWith("\"Type\""u8) || content[quote..].StartsWith("\"version\""u8));
     }
 
     /// <summary>
@@ -124,10 +135,16 @@ public sealed partial class InboundMessageReader
             throw PayloadErrors.InvalidData(e, reader.TokenStartIndex, _settings.LogMessageContent);
         }
 
+        return AsNative(envelope, type ?? info.Identifier, ref state);
+    }
+
+    /// <summary>Gives a native message's envelope its attributes, from the wrappers it came in or from SQS.</summary>
+    private static MessageEnvelope AsNative(MessageEnvelope envelope, string type, ref UnwrapState state)
+    {
         SqsMessage message = state.Message;
         envelope.Id = state.EventBridge?.EventId ?? state.Sns?.MessageId ?? message.MessageId;
         envelope.Source = state.EventBridge?.Source ?? state.Sns?.TopicArn ?? SqsSource;
-        envelope.Type = type ?? info.Identifier;
+        envelope.Type = type;
         envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SentTime(message);
         envelope.DataContentType = ContentTypes.ApplicationJson;
         envelope.IsNative = true;

@@ -199,7 +199,7 @@ public sealed partial class InboundMessageReader
             }
         }
 
-        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader);
+        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, state.Native, _types);
         WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
         switch (shape)
         {
@@ -225,7 +225,22 @@ public sealed partial class InboundMessageReader
                     throw failure;
                 }
 
-                return detail.Envelope ?? UnwrapDetail(document, scan.Members.Detail, depth, ref state);
+                if (detail.NativeType is { } native)
+                {
+                    return AsNative(detail.Envelope!, native.Identifier, ref state);
+                }
+
+                if (detail.Envelope is { } envelope)
+                {
+                    return envelope;
+                }
+
+                if (state.Native?.LeadingEventBridgeRule(state.EventBridge) is { } rule && scan.Members.Detail.TokenType == JsonTokenType.StartObject)
+                {
+                    return ReadNativeAs(rule.Registration(_types!), document.Slice((int)scan.Members.Detail.Start, (int)scan.Members.Detail.Length), ref state, type: null);
+                }
+
+                return UnwrapDetail(document, scan.Members.Detail, depth, ref state);
             default:
                 return state.Native is null ? ReadEnvelope(document, state.Format) : ReadEnvelopeOrNative(document, ref state);
         }

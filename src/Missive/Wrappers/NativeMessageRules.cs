@@ -49,6 +49,48 @@ public sealed class NativeMessageRules
     /// attributes of its own was sent to the queue as it is (S3, EventBridge and SNS without raw delivery send none), so
     /// such a match reads the body as the message without looking for a wrapper or an envelope in it.
     /// </summary>
+    /// <summary>
+    /// The EventBridge rule that an event of this <c>source</c> and <c>detail-type</c> (where they lie in
+    /// <paramref name="document"/>) matches, when only EventBridge rules come before it: the detail can then be read as
+    /// that rule's type where it lies. <c>null</c> when no rule matches or another kind of rule comes first.
+    /// </summary>
+    internal NativeMessageRule? LeadingEventBridgeRule(ReadOnlySpan<byte> document, in WrapperMember source, in WrapperMember detailType)
+    {
+        foreach (NativeMessageRule rule in _rules)
+        {
+            if (rule.EventBridge is not { } eventBridge)
+            {
+                return null;
+            }
+
+            if (source.IsStringEqualTo(document, eventBridge.SourceUtf8) && (eventBridge.DetailTypeUtf8 is null || detailType.IsStringEqualTo(document, eventBridge.DetailTypeUtf8)))
+            {
+                return rule;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>As the overload over the document, for an event whose metadata was read.</summary>
+    internal NativeMessageRule? LeadingEventBridgeRule(EventBridgeMetadata metadata)
+    {
+        foreach (NativeMessageRule rule in _rules)
+        {
+            if (rule.EventBridge is not { } eventBridge)
+            {
+                return null;
+            }
+
+            if (metadata.Source == eventBridge.Source && (eventBridge.DetailType is null || metadata.DetailType == eventBridge.DetailType))
+            {
+                return rule;
+            }
+        }
+
+        return null;
+    }
+
     internal NativeMessageRule? RuleForSqsAttributes(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
     {
         if (attributes.Count == 0)
@@ -100,9 +142,11 @@ public sealed class NativeMessageRules
     public NativeMessageRules WhenEventBridgeEvent<T>(string source, string? detailType = null)
     {
         ArgumentException.ThrowIfNullOrEmpty(source);
-        return Add<T>(
+        Add<T>(
             detailType is null ? $"EventBridge source \"{source}\"" : $"EventBridge source \"{source}\", detail-type \"{detailType}\"",
             (in NativeCandidate c) => c.EventBridge is { } e && e.Source == source && (detailType is null || e.DetailType == detailType));
+        _rules[^1] = _rules[^1] with { EventBridge = new EventBridgeRule(source, detailType) };
+        return this;
     }
 
     /// <summary>
@@ -152,6 +196,21 @@ internal sealed record NativeMessageRule(Type MessageType, string Description, N
 {
     /// <summary>Gets the attribute and value an attribute rule matches, or <c>null</c> for another kind of rule.</summary>
     public (string Name, string Value)? Attribute { get; init; }
+
+    /// <summary>Gets the source and detail-type an EventBridge rule matches, or <c>null</c> for another kind of rule.</summary>
+    public EventBridgeRule? EventBridge { get; init; }
+}
+
+/// <summary>What an EventBridge rule matches, with its UTF-8 forms for comparing in place.</summary>
+internal sealed class EventBridgeRule(string source, string? detailType)
+{
+    public string Source { get; } = source;
+
+    public string? DetailType { get; } = detailType;
+
+    public byte[] SourceUtf8 { get; } = System.Text.Encoding.UTF8.GetBytes(source);
+
+    public byte[]? DetailTypeUtf8 { get; } = detailType is null ? null : System.Text.Encoding.UTF8.GetBytes(detailType);
 }
 
 /// <summary>A rule's test over what a native message carries.</summary>

@@ -24,7 +24,17 @@ internal ref partial struct WrapperScan
         ReadOnlySpan<byte> span = _document.Span;
         int start = JsonWhitespace.Skip(span, afterColon);
         detail = default;
-        if (_detailReader is null || start < 0 || span[start] != (byte)'{' || !StartsWithCloudEventsMember(span[(start + 1)..]))
+        if (start < 0 || span[start] != (byte)'{')
+        {
+            return false;
+        }
+
+        if (!StartsWithCloudEventsMember(span[(start + 1)..]))
+        {
+            return _native is not null && TryReadNativeDetail(start, out detail);
+        }
+
+        if (_detailReader is null)
         {
             return false;
         }
@@ -50,6 +60,40 @@ internal ref partial struct WrapperScan
         }
 
         detail = new WrapperMember(JsonTokenType.StartObject, start, length);
+        return true;
+    }
+
+    /// <summary>
+    /// Reads the object <c>detail</c> at <paramref name="start"/> as the type of the leading EventBridge rule that the
+    /// event's <c>source</c> and <c>detail-type</c> (read before it) match, where it lies. Any failure leaves it to be read
+    /// the ordinary way once the shape is known (which reports it).
+    /// </summary>
+    private bool TryReadNativeDetail(int start, out WrapperMember detail)
+    {
+        detail = default;
+        ReadOnlySpan<byte> span = _document.Span;
+        if (!_members.Source.IsPresent || !_members.DetailType.IsPresent
+            || _native!.LeadingEventBridgeRule(span, _members.Source, _members.DetailType) is not { } rule)
+        {
+            return false;
+        }
+
+        MessageTypeInfo info = rule.Registration(_types!);
+        MessageEnvelope envelope = info.CreateEnvelope();
+        var reader = new Utf8JsonReader(span[start..], _settings.JsonReaderOptions);
+        try
+        {
+            reader.Read();
+            info.ReadJsonData(envelope, ref reader);
+        }
+        catch (Exception e) when (PayloadErrors.IsDataError(e))
+        {
+            return false;
+        }
+
+        _detail.Envelope = envelope;
+        _detail.NativeType = info;
+        detail = new WrapperMember(JsonTokenType.StartObject, start, reader.BytesConsumed);
         return true;
     }
 

@@ -168,7 +168,7 @@ internal ref partial struct WrapperScan
                     }
 
                     break;
-                case (byte)'{' when _detailReader is not null && known && _members.IsDetail(ref slot):
+                case (byte)'{' when (_detailReader is not null || _native is not null) && known && _members.IsDetail(ref slot):
                     if (!TryReadDetailEnvelope(value, out WrapperMember detail))
                     {
                         return resume;

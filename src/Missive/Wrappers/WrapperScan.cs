@@ -48,17 +48,25 @@ internal ref partial struct WrapperScan
     private readonly ReadOnlyMemory<byte> _document;
     private readonly SerializerSettings _settings;
     private readonly ILeadingEnvelopeReader? _detailReader;
+    private readonly NativeMessageRules? _native;
+    private readonly MessageTypeMap? _types;
     private WrapperMembers _members;
     private RentedBuffer _message; // rented for the first Message string, reused by later ones
     private int _messageLength; // of the last Message member, unescaped; -1 when that member is not a string
     private DetailInPlace _detail;
 
-    /// <summary>Prepares to scan <paramref name="document"/>; <paramref name="detailReader"/>, when given, reads an object <c>detail</c> where it lies.</summary>
-    public WrapperScan(ReadOnlyMemory<byte> document, SerializerSettings settings, ILeadingEnvelopeReader? detailReader)
+    /// <summary>
+    /// Prepares to scan <paramref name="document"/>; <paramref name="detailReader"/>, when given, reads an object
+    /// <c>detail</c> that is an envelope where it lies, and <paramref name="native"/> (with the map of its types) one that
+    /// a leading EventBridge rule reads as a native message, when the event's <c>source</c> and <c>detail-type</c> come before it.
+    /// </summary>
+    public WrapperScan(ReadOnlyMemory<byte> document, SerializerSettings settings, ILeadingEnvelopeReader? detailReader, NativeMessageRules? native = null, MessageTypeMap? types = null)
     {
         _document = document;
         _settings = settings;
         _detailReader = detailReader;
+        _native = types is null ? null : native;
+        _types = types;
         _messageLength = -1;
     }
 

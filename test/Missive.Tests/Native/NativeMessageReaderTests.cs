@@ -102,6 +102,52 @@ public sealed class NativeMessageReaderTests
     }
 
     [Theory]
+    [InlineData(false, false, false)]
+    [InlineData(true, false, false)]
+    [InlineData(false, true, false)]
+    [InlineData(true, true, false)]
+    [InlineData(false, false, true)]
+    [InlineData(true, false, true)]
+    public void AnEventBridgeEvent_IsReadAlike_WhereverItsDetailLies_AndWhicheverKindOfRuleComesFirst(bool fast, bool detailFirst, bool anotherRuleFirst)
+    {
+        // The detail is read where it lies when EventBridge rules lead and source and detail-type come before it; else
+        // once the event is read. Both ways must give the same message and attributes.
+        string body = AwsEvents.Body("eventbridge-ec2-state-change.json");
+        if (detailFirst)
+        {
+            body = "{\"detail\":{\"instance-id\":\"i-abcd1111\",\"state\":\"pending\"}," + body.TrimStart()[1..].Replace(",\n  \"detail\": {\n    \"instance-id\": \"i-abcd1111\",\n    \"state\": \"pending\"\n  }", string.Empty, StringComparison.Ordinal);
+            Assert.Equal(1, System.Text.RegularExpressions.Regex.Count(body, "\"detail\""));
+        }
+
+        var rules = new NativeMessageRules();
+        if (anotherRuleFirst)
+        {
+            rules.WhenS3Notification<S3EventNotification>();
+        }
+
+        rules.WhenEventBridgeEvent<S3ObjectCreated>("aws.s3").WhenEventBridgeEvent<Ec2StateChange>("aws.ec2", "EC2 Instance State-change Notification");
+
+        var envelope = Assert.IsType<MessageEnvelope<Ec2StateChange>>(Reader(fast).Read(Message(body), rules).Envelope);
+
+        Assert.Equal(("i-abcd1111", "pending"), (envelope.Message.InstanceId, envelope.Message.State));
+        Assert.Equal(("7bf73129-1428-4cd3-a780-95db273d1602", "aws.ec2", AwsEvents.Ec2Type), (envelope.Id, envelope.Source, envelope.Type));
+        Assert.Equal(new DateTimeOffset(2021, 11, 11, 21, 29, 54, TimeSpan.Zero), envelope.Time);
+        Assert.True(envelope.IsNative);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void ADetailThatDoesNotFitTheLeadingRulesType_IsInvalidData_AsWhenReadAfterTheEvent(bool fast)
+    {
+        string body = AwsEvents.Body("eventbridge-ec2-state-change.json").Replace("\"pending\"", "[1,2]", StringComparison.Ordinal);
+        var rules = new NativeMessageRules().WhenEventBridgeEvent<Ec2StateChange>("aws.ec2");
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast).Read(Message(body), rules));
+
+        Assert.Equal(InvalidEnvelopeReason.InvalidData, error.Reason);
+    }
+
+    [Theory]
     [MemberData(nameof(Serializers))]
     public void AnSesBounce_ThroughSns_IsMatchedByTheApplicationsPredicate(bool fast)
     {
