@@ -17,6 +17,7 @@ internal sealed partial class SqsClient
         SqsSystemAttributes.ApproximateReceiveCount,
         SqsSystemAttributes.ApproximateFirstReceiveTimestamp,
         SqsSystemAttributes.SentTimestamp,
+        SqsSystemAttributes.SenderId,
         SqsSystemAttributes.MessageGroupId,
         SqsSystemAttributes.MessageDeduplicationId,
         SqsSystemAttributes.SequenceNumber,

@@ -1,3 +1,4 @@
+using System;
 using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Globalization;
@@ -8,7 +9,8 @@ namespace Missive;
 public sealed class SqsMetadata
 {
     /// <summary>The names of the system attributes read here, as <c>Transport.SqsSystemAttributes</c> gives them.</summary>
-    internal const string ApproximateReceiveCountName = "ApproximateReceiveCount", MessageGroupIdName = "MessageGroupId", MessageDeduplicationIdName = "MessageDeduplicationId";
+    internal const string ApproximateReceiveCountName = "ApproximateReceiveCount", MessageGroupIdName = "MessageGroupId", MessageDeduplicationIdName = "MessageDeduplicationId",
+        SentTimestampName = "SentTimestamp", FirstReceiveTimestampName = "ApproximateFirstReceiveTimestamp", SenderIdName = "SenderId";
 
     /// <summary>Marks a string property not yet read from <see cref="_systemAttributes"/> (compared by reference).</summary>
     private static readonly string NotRead = new('\0', 1);
@@ -21,6 +23,9 @@ public sealed class SqsMetadata
     private int _receiveCount;
     private string? _messageGroupId;
     private string? _messageDeduplicationId;
+    private string? _senderId;
+    private DateTimeOffset? _sentTimestamp, _firstReceiveTimestamp;
+    private bool _sentTimestampRead, _firstReceiveTimestampRead;
 
     /// <summary>Creates metadata whose properties are set by an object initializer.</summary>
     public SqsMetadata()
@@ -38,6 +43,7 @@ public sealed class SqsMetadata
         _receiveCount = -1;
         _messageGroupId = NotRead;
         _messageDeduplicationId = NotRead;
+        _senderId = NotRead;
     }
 
     /// <summary>Gets the SQS message id.</summary>
@@ -67,6 +73,27 @@ public sealed class SqsMetadata
         init => _messageDeduplicationId = value;
     }
 
+    /// <summary>Gets when SQS took the message (its <c>SentTimestamp</c>), or <c>null</c> when not known.</summary>
+    public DateTimeOffset? SentTimestamp
+    {
+        get => _sentTimestampRead || _systemAttributes is null ? _sentTimestamp : Read(ref _sentTimestamp, ref _sentTimestampRead, SentTimestampName);
+        init => (_sentTimestamp, _sentTimestampRead) = (value, true);
+    }
+
+    /// <summary>Gets when the message was first received (its <c>ApproximateFirstReceiveTimestamp</c>), or <c>null</c> when not known.</summary>
+    public DateTimeOffset? ApproximateFirstReceiveTimestamp
+    {
+        get => _firstReceiveTimestampRead || _systemAttributes is null ? _firstReceiveTimestamp : Read(ref _firstReceiveTimestamp, ref _firstReceiveTimestampRead, FirstReceiveTimestampName);
+        init => (_firstReceiveTimestamp, _firstReceiveTimestampRead) = (value, true);
+    }
+
+    /// <summary>Gets the IAM principal (or account) that sent the message (its <c>SenderId</c>), or <c>null</c> when not known.</summary>
+    public string? SenderId
+    {
+        get => ReferenceEquals(_senderId, NotRead) ? _senderId = SystemAttribute(SenderIdName) : _senderId;
+        init => _senderId = value;
+    }
+
     /// <summary>Gets the SQS message attributes.</summary>
     public required IReadOnlyDictionary<string, MessageAttributeValue> MessageAttributes { get; init; }
 
@@ -76,4 +103,17 @@ public sealed class SqsMetadata
             && int.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out int count) ? count : 0;
 
     private string? SystemAttribute(string name) => _systemAttributes!.TryGetValue(name, out string? value) ? value : null;
+
+    /// <summary>A timestamp system attribute (Unix epoch milliseconds), read once.</summary>
+    private DateTimeOffset? Read(ref DateTimeOffset? field, ref bool read, string name)
+    {
+        field = TimestampOf(_systemAttributes!, name);
+        read = true;
+        return field;
+    }
+
+    /// <summary>The timestamp system attribute <paramref name="name"/> (Unix epoch milliseconds), or <c>null</c> when absent or not a number.</summary>
+    internal static DateTimeOffset? TimestampOf(IReadOnlyDictionary<string, string> systemAttributes, string name)
+        => systemAttributes.TryGetValue(name, out string? text) && long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long ms)
+            ? DateTimeOffset.FromUnixTimeMilliseconds(ms) : null;
 }

@@ -1,7 +1,5 @@
 using System;
 using System.Collections.Generic;
-using System.Globalization;
-using System.Text;
 using System.Text.Json;
 using Missive.Lexing;
 using Missive.Serialization;
@@ -16,6 +14,14 @@ public sealed partial class InboundMessageReader
 
     /// <summary>What the envelope's <c>type</c> is for a native message no rule matched, read for the fallback handler.</summary>
     internal const string UnmatchedNativeType = "native";
+
+    /// <summary>
+    /// The rules, when an EventBridge event's detail may be read by the leading EventBridge rule that matches it: attribute
+    /// rules cannot match then (SQS's attributes matched none before unwrapping, and no SNS notification around the event
+    /// has attributes).
+    /// </summary>
+    private static NativeMessageRules? EventBridgeRulesFirst(ref UnwrapState state)
+        => state.Sns is { MessageAttributes.Count: > 0 } ? null : state.Native;
 
     /// <summary>What a document is, as far as its top-level names tell, on a queue with native rules.</summary>
     private enum NativeShape
@@ -145,17 +151,11 @@ public sealed partial class InboundMessageReader
         envelope.Id = state.EventBridge?.EventId ?? state.Sns?.MessageId ?? message.MessageId;
         envelope.Source = state.EventBridge?.Source ?? state.Sns?.TopicArn ?? SqsSource;
         envelope.Type = type;
-        envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SentTime(message);
+        envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SqsMetadata.TimestampOf(message.SystemAttributes, SqsSystemAttributes.SentTimestamp);
         envelope.DataContentType = ContentTypes.ApplicationJson;
         envelope.IsNative = true;
         return envelope;
     }
-
-    /// <summary>The SQS <c>SentTimestamp</c> (milliseconds since the epoch), or <c>null</c>.</summary>
-    private static DateTimeOffset? SentTime(SqsMessage message)
-        => message.SystemAttributes.TryGetValue(SqsSystemAttributes.SentTimestamp, out string? text)
-            && long.TryParse(text, NumberStyles.None, CultureInfo.InvariantCulture, out long ms)
-                ? DateTimeOffset.FromUnixTimeMilliseconds(ms) : null;
 
     /// <summary>
     /// S3's test event, as S3 documents it: an object whose first member is <c>Service</c> (<c>"Amazon S3"</c>) and whose

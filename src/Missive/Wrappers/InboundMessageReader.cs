@@ -199,7 +199,7 @@ public sealed partial class InboundMessageReader
             }
         }
 
-        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, state.Native, _types);
+        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, EventBridgeRulesFirst(ref state), _types);
         WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
         switch (shape)
         {
@@ -235,7 +235,7 @@ public sealed partial class InboundMessageReader
                     return envelope;
                 }
 
-                if (state.Native?.LeadingEventBridgeRule(state.EventBridge) is { } rule && scan.Members.Detail.TokenType == JsonTokenType.StartObject)
+                if (EventBridgeRulesFirst(ref state)?.LeadingEventBridgeRule(state.EventBridge!) is { } rule && scan.Members.Detail.TokenType == JsonTokenType.StartObject)
                 {
                     return ReadNativeAs(rule.Registration(_types!), document.Slice((int)scan.Members.Detail.Start, (int)scan.Members.Detail.Length), ref state, type: null);
                 }

@@ -51,13 +51,20 @@ public sealed class NativeMessageRules
     /// </summary>
     /// <summary>
     /// The EventBridge rule that an event of this <c>source</c> and <c>detail-type</c> (where they lie in
-    /// <paramref name="document"/>) matches, when only EventBridge rules come before it: the detail can then be read as
-    /// that rule's type where it lies. <c>null</c> when no rule matches or another kind of rule comes first.
+    /// <paramref name="document"/>) matches, when only EventBridge and attribute rules come before it: the detail can then
+    /// be read as that rule's type where it lies. <c>null</c> when no rule matches or another kind of rule comes first.
+    /// The caller knows that no attribute rule can match (the SQS attributes matched none, and no SNS notification
+    /// around the event has attributes: EventBridge sets none).
     /// </summary>
     internal NativeMessageRule? LeadingEventBridgeRule(ReadOnlySpan<byte> document, in WrapperMember source, in WrapperMember detailType)
     {
         foreach (NativeMessageRule rule in _rules)
         {
+            if (rule.Attribute is not null)
+            {
+                continue;
+            }
+
             if (rule.EventBridge is not { } eventBridge)
             {
                 return null;
@@ -77,6 +84,11 @@ public sealed class NativeMessageRules
     {
         foreach (NativeMessageRule rule in _rules)
         {
+            if (rule.Attribute is not null)
+            {
+                continue;
+            }
+
             if (rule.EventBridge is not { } eventBridge)
             {
                 return null;

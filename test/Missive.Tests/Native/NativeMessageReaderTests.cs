@@ -42,6 +42,9 @@ public sealed class NativeMessageReaderTests
         Assert.Equal("aws:sqs", envelope.Source);
         Assert.Equal(DateTimeOffset.FromUnixTimeMilliseconds(1762180029441), envelope.Time); // SQS's SentTimestamp
         Assert.Equal("sqs-message-1", envelope.SqsMetadata!.MessageId);
+        Assert.Equal(DateTimeOffset.FromUnixTimeMilliseconds(1762180029441), envelope.SqsMetadata.SentTimestamp);
+        Assert.Equal(DateTimeOffset.FromUnixTimeMilliseconds(1762180029452), envelope.SqsMetadata.ApproximateFirstReceiveTimestamp);
+        Assert.Equal("AIDAIENQZJOLO23YVJ4VO", envelope.SqsMetadata.SenderId);
     }
 
     [Theory]
@@ -285,6 +288,6 @@ public sealed class NativeMessageReaderTests
         ReceiptHandle = "handle-1",
         Body = body,
         MessageAttributes = attributes ?? new Dictionary<string, MessageAttributeValue>(),
-        SystemAttributes = new Dictionary<string, string> { ["SentTimestamp"] = "1762180029441", ["ApproximateReceiveCount"] = "1" },
+        SystemAttributes = new Dictionary<string, string> { ["SentTimestamp"] = "1762180029441", ["ApproximateReceiveCount"] = "1", ["ApproximateFirstReceiveTimestamp"] = "1762180029452", ["SenderId"] = "AIDAIENQZJOLO23YVJ4VO" },
     };
 }
