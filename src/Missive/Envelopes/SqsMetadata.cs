@@ -23,9 +23,7 @@ public sealed class SqsMetadata
     private int _receiveCount;
     private string? _messageGroupId;
     private string? _messageDeduplicationId;
-    private string? _senderId;
-    private DateTimeOffset? _sentTimestamp, _firstReceiveTimestamp;
-    private bool _sentTimestampRead, _firstReceiveTimestampRead;
+    private Given? _given; // what an object initializer set of the properties below, which are otherwise read on each get
 
     /// <summary>Creates metadata whose properties are set by an object initializer.</summary>
     public SqsMetadata()
@@ -43,7 +41,6 @@ public sealed class SqsMetadata
         _receiveCount = -1;
         _messageGroupId = NotRead;
         _messageDeduplicationId = NotRead;
-        _senderId = NotRead;
     }
 
     /// <summary>Gets the SQS message id.</summary>
@@ -76,22 +73,22 @@ public sealed class SqsMetadata
     /// <summary>Gets when SQS took the message (its <c>SentTimestamp</c>), or <c>null</c> when not known.</summary>
     public DateTimeOffset? SentTimestamp
     {
-        get => _sentTimestampRead || _systemAttributes is null ? _sentTimestamp : Read(ref _sentTimestamp, ref _sentTimestampRead, SentTimestampName);
-        init => (_sentTimestamp, _sentTimestampRead) = (value, true);
+        get => _systemAttributes is null ? _given?.SentTimestamp : TimestampOf(_systemAttributes, SentTimestampName);
+        init => (_given ??= new()).SentTimestamp = value;
     }
 
     /// <summary>Gets when the message was first received (its <c>ApproximateFirstReceiveTimestamp</c>), or <c>null</c> when not known.</summary>
     public DateTimeOffset? ApproximateFirstReceiveTimestamp
     {
-        get => _firstReceiveTimestampRead || _systemAttributes is null ? _firstReceiveTimestamp : Read(ref _firstReceiveTimestamp, ref _firstReceiveTimestampRead, FirstReceiveTimestampName);
-        init => (_firstReceiveTimestamp, _firstReceiveTimestampRead) = (value, true);
+        get => _systemAttributes is null ? _given?.FirstReceiveTimestamp : TimestampOf(_systemAttributes, FirstReceiveTimestampName);
+        init => (_given ??= new()).FirstReceiveTimestamp = value;
     }
 
     /// <summary>Gets the IAM principal (or account) that sent the message (its <c>SenderId</c>), or <c>null</c> when not known.</summary>
     public string? SenderId
     {
-        get => ReferenceEquals(_senderId, NotRead) ? _senderId = SystemAttribute(SenderIdName) : _senderId;
-        init => _senderId = value;
+        get => _systemAttributes is null ? _given?.SenderId : SystemAttribute(SenderIdName);
+        init => (_given ??= new()).SenderId = value;
     }
 
     /// <summary>Gets the SQS message attributes.</summary>
@@ -104,12 +101,11 @@ public sealed class SqsMetadata
 
     private string? SystemAttribute(string name) => _systemAttributes!.TryGetValue(name, out string? value) ? value : null;
 
-    /// <summary>A timestamp system attribute (Unix epoch milliseconds), read once.</summary>
-    private DateTimeOffset? Read(ref DateTimeOffset? field, ref bool read, string name)
+    /// <summary>The properties few handlers read, when set by an object initializer (kept apart: each envelope carries one <see cref="SqsMetadata"/>).</summary>
+    private sealed class Given
     {
-        field = TimestampOf(_systemAttributes!, name);
-        read = true;
-        return field;
+        public DateTimeOffset? SentTimestamp, FirstReceiveTimestamp;
+        public string? SenderId;
     }
 
     /// <summary>The timestamp system attribute <paramref name="name"/> (Unix epoch milliseconds), or <c>null</c> when absent or not a number.</summary>

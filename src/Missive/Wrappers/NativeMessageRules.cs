@@ -202,28 +202,3 @@ public sealed class NativeMessageRules
         return this;
     }
 }
-
-/// <summary>One rule: the type it names, its test, and how the type's registration is found.</summary>
-internal sealed record NativeMessageRule(Type MessageType, string Description, NativeRuleTest Test, Func<MessageTypeMap, MessageTypeInfo> Registration)
-{
-    /// <summary>Gets the attribute and value an attribute rule matches, or <c>null</c> for another kind of rule.</summary>
-    public (string Name, string Value)? Attribute { get; init; }
-
-    /// <summary>Gets the source and detail-type an EventBridge rule matches, or <c>null</c> for another kind of rule.</summary>
-    public EventBridgeRule? EventBridge { get; init; }
-}
-
-/// <summary>What an EventBridge rule matches, with its UTF-8 forms for comparing in place.</summary>
-internal sealed class EventBridgeRule(string source, string? detailType)
-{
-    public string Source { get; } = source;
-
-    public string? DetailType { get; } = detailType;
-
-    public byte[] SourceUtf8 { get; } = System.Text.Encoding.UTF8.GetBytes(source);
-
-    public byte[]? DetailTypeUtf8 { get; } = detailType is null ? null : System.Text.Encoding.UTF8.GetBytes(detailType);
-}
-
-/// <summary>A rule's test over what a native message carries.</summary>
-internal delegate bool NativeRuleTest(in NativeCandidate candidate);

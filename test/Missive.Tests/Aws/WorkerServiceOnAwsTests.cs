@@ -6,6 +6,7 @@ using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Missive.Aws;
 using Missive.Samples.WorkerService;
+using Missive.Tests.Infrastructure;
 using Missive.Transport;
 
 namespace Missive.Tests.Aws;
@@ -68,28 +69,5 @@ public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
         Assert.Equal(applicationsSqsClient, transport.UsesSdkSqsClient);
         Assert.True(statistics.Handled >= 10);
         Assert.Equal(0, (await emulator.StatsAsync()).Rejected);
-    }
-
-    private sealed class EnvironmentScope : IDisposable
-    {
-        private readonly (string Name, string? Previous)[] _saved;
-
-        public EnvironmentScope(params (string Name, string Value)[] variables)
-        {
-            _saved = new (string, string?)[variables.Length];
-            for (int i = 0; i < variables.Length; i++)
-            {
-                _saved[i] = (variables[i].Name, Environment.GetEnvironmentVariable(variables[i].Name));
-                Environment.SetEnvironmentVariable(variables[i].Name, variables[i].Value);
-            }
-        }
-
-        public void Dispose()
-        {
-            foreach ((string name, string? previous) in _saved)
-            {
-                Environment.SetEnvironmentVariable(name, previous);
-            }
-        }
     }
 }

@@ -1,0 +1,96 @@
+using System;
+using System.Collections.Generic;
+using System.Text.Json;
+
+namespace Missive.Transport;
+
+/// <summary>What a native message carries, as the rules see it.</summary>
+internal readonly ref struct NativeCandidate
+{
+    private readonly IReadOnlyDictionary<string, MessageAttributeValue>? _snsAttributes;
+    private readonly JsonReaderOptions _options;
+
+    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options)
+    {
+        Body = body;
+        Attributes = attributes.Count == 0 && snsAttributes is { Count: > 0 } ? snsAttributes : attributes;
+        _snsAttributes = snsAttributes;
+        EventBridge = eventBridge;
+        _options = options;
+    }
+
+    /// <summary>Gets the native message's UTF-8 JSON.</summary>
+    public ReadOnlySpan<byte> Body { get; }
+
+    /// <summary>Gets the SQS message attributes, or the SNS notification's when SQS has none.</summary>
+    public IReadOnlyDictionary<string, MessageAttributeValue> Attributes { get; }
+
+    /// <summary>Gets the EventBridge event the message came in, or <c>null</c>.</summary>
+    public EventBridgeMetadata? EventBridge { get; }
+
+    /// <summary>Tells whether the SQS message attribute, or else the SNS notification's, of that name is that string.</summary>
+    public bool AttributeEquals(string name, string value)
+        => (Attributes.TryGetValue(name, out MessageAttributeValue? attribute) || (_snsAttributes?.TryGetValue(name, out attribute) ?? false))
+            && !attribute!.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
+
+    /// <summary>
+    /// The first record's <c>eventName</c> when the body is an S3 event notification (a <c>Records</c> array whose first
+    /// record's <c>eventSource</c> is <c>aws:s3</c>), else <c>null</c>. Reads only as far as the first record.
+    /// </summary>
+    public string? S3EventName()
+    {
+        var reader = new Utf8JsonReader(Body, _options);
+        try
+        {
+            if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+            {
+                return null;
+            }
+
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                if (!reader.ValueTextEquals("Records"u8))
+                {
+                    reader.Read();
+                    reader.Skip();
+                    continue;
+                }
+
+                if (!reader.Read() || reader.TokenType != JsonTokenType.StartArray || !reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+                {
+                    return null;
+                }
+
+                bool s3 = false;
+                string? eventName = null;
+                while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+                {
+                    bool isSource = reader.ValueTextEquals("eventSource"u8), isName = reader.ValueTextEquals("eventName"u8);
+                    reader.Read();
+                    if (reader.TokenType == JsonTokenType.String)
+                    {
+                        s3 |= isSource && reader.ValueTextEquals("aws:s3"u8);
+                        eventName = isName ? reader.GetString() : eventName;
+                    }
+                    else
+                    {
+                        reader.Skip();
+                    }
+
+                    if (s3 && eventName is not null)
+                    {
+                        return eventName;
+                    }
+                }
+
+                return null;
+            }
+        }
+        catch (JsonException)
+        {
+            // Not well-formed: no rule of S3's matches it, and the reader of the type a later rule chooses says what is wrong.
+        }
+
+        return null;
+    }
+}
