@@ -21,6 +21,13 @@ namespace Missive.Aws;
 /// </remarks>
 public sealed class AwsTransportOptions
 {
+    /// <summary>
+    /// Gets or sets whether a <see cref="Region"/> that AWSSDK.Core does not list is taken (a region newer than the SDK
+    /// in use). Default <c>false</c>: such a region stops the host at startup, as a misspelt one (<c>eu-wset-1</c>) would
+    /// otherwise send every call to a host that does not exist.
+    /// </summary>
+    public bool AllowUnlistedRegion { get; set; }
+
     /// <summary>Gets or sets the region (for example <c>eu-west-1</c>), or <c>null</c> for AWSSDK.Core's chain (<c>AWS_REGION</c>, the profile, instance metadata).</summary>
     public string? Region { get; set; }
 

@@ -11,8 +11,20 @@ namespace Missive.Aws;
 /// </summary>
 internal static class AwsTransportOptionsBinder
 {
+    /// <summary>The keys the binder reads; any other key under the section is a mistake it reports.</summary>
+    private static readonly string[] Keys =
+    [
+        nameof(AwsTransportOptions.Region), nameof(AwsTransportOptions.AllowUnlistedRegion), nameof(AwsTransportOptions.Profile),
+        nameof(AwsTransportOptions.ServiceUrl), nameof(AwsTransportOptions.SqsServiceUrl), nameof(AwsTransportOptions.SnsServiceUrl), nameof(AwsTransportOptions.EventBridgeServiceUrl),
+        nameof(AwsTransportOptions.MaxAttempts), nameof(AwsTransportOptions.MaxBackoff), nameof(AwsTransportOptions.AttemptTimeout),
+        nameof(AwsTransportOptions.VerifyMessageDigests), nameof(AwsTransportOptions.VerifyResourcesAtStartup), nameof(AwsTransportOptions.UseSdkSqsClient),
+        nameof(AwsTransportOptions.MaxSqsMessageSize), nameof(AwsTransportOptions.MaxSnsMessageSize), nameof(AwsTransportOptions.MaxEventBridgeEntrySize),
+        nameof(AwsTransportOptions.QueueUrls), nameof(AwsTransportOptions.TopicArns),
+    ];
+
     public static void Bind(AwsTransportOptions options, IConfiguration section)
     {
+        CheckKeys(section);
         options.Region = String(section, nameof(AwsTransportOptions.Region)) ?? options.Region;
         options.Profile = String(section, nameof(AwsTransportOptions.Profile)) ?? options.Profile;
         options.ServiceUrl = Url(section, nameof(AwsTransportOptions.ServiceUrl)) ?? options.ServiceUrl;
@@ -25,6 +37,10 @@ internal static class AwsTransportOptionsBinder
         options.VerifyMessageDigests = Parse(section, nameof(AwsTransportOptions.VerifyMessageDigests), static t => bool.Parse(t), options.VerifyMessageDigests);
         options.VerifyResourcesAtStartup = Parse(section, nameof(AwsTransportOptions.VerifyResourcesAtStartup), static t => bool.Parse(t), options.VerifyResourcesAtStartup);
         options.UseSdkSqsClient = Parse(section, nameof(AwsTransportOptions.UseSdkSqsClient), static t => bool.Parse(t), options.UseSdkSqsClient);
+        options.AllowUnlistedRegion = Parse(section, nameof(AwsTransportOptions.AllowUnlistedRegion), static t => bool.Parse(t), options.AllowUnlistedRegion);
+        options.MaxSqsMessageSize = Parse(section, nameof(AwsTransportOptions.MaxSqsMessageSize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxSqsMessageSize);
+        options.MaxSnsMessageSize = Parse(section, nameof(AwsTransportOptions.MaxSnsMessageSize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxSnsMessageSize);
+        options.MaxEventBridgeEntrySize = Parse(section, nameof(AwsTransportOptions.MaxEventBridgeEntrySize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxEventBridgeEntrySize);
         foreach (IConfigurationSection queue in section.GetSection(nameof(AwsTransportOptions.QueueUrls)).GetChildren())
         {
             options.QueueUrls[queue.Key] = Url(queue.Path, queue.Value) ?? throw Invalid(queue.Path, "an absolute URL");
@@ -34,6 +50,72 @@ internal static class AwsTransportOptionsBinder
         {
             options.TopicArns[topic.Key] = string.IsNullOrEmpty(topic.Value) ? throw Invalid(topic.Path, "a topic ARN") : topic.Value;
         }
+    }
+
+    /// <summary>
+    /// A key no setting has (a misspelt one is otherwise ignored without a word) is a configuration error naming the
+    /// closest setting; the two settings configuration cannot carry say what to do instead.
+    /// </summary>
+    private static void CheckKeys(IConfiguration section)
+    {
+        foreach (IConfigurationSection child in section.GetChildren())
+        {
+            string key = child.Key;
+            if (Array.Exists(Keys, k => string.Equals(k, key, StringComparison.OrdinalIgnoreCase)))
+            {
+                continue;
+            }
+
+            string where = child.Path;
+            throw new MessageBusConfigurationException(key switch
+            {
+                _ when string.Equals(key, nameof(AwsTransportOptions.Credentials), StringComparison.OrdinalIgnoreCase)
+                    => $"The Missive.Aws configuration key '{where}' cannot be bound: credentials come from the AWS default chain (environment, profile, SSO, instance role), from Profile, or from AwsTransportOptions.Credentials in code.",
+                _ when string.Equals(key, nameof(AwsTransportOptions.SqsClient), StringComparison.OrdinalIgnoreCase)
+                    => $"The Missive.Aws configuration key '{where}' cannot be bound: set UseSdkSqsClient to true to use the IAmazonSQS registered in DI, or AwsTransportOptions.SqsClient in code.",
+                _ => $"The Missive.Aws configuration key '{where}' is not a setting, so it would be ignored; did you mean '{Closest(key)}'? The settings: {string.Join(", ", Keys)}.",
+            });
+        }
+    }
+
+    /// <summary>The setting whose name is the fewest edits away from <paramref name="key"/>.</summary>
+    private static string Closest(string key)
+    {
+        string best = Keys[0];
+        int bestDistance = int.MaxValue;
+        foreach (string candidate in Keys)
+        {
+            int distance = Distance(key.ToUpperInvariant(), candidate.ToUpperInvariant());
+            if (distance < bestDistance)
+            {
+                (best, bestDistance) = (candidate, distance);
+            }
+        }
+
+        return best;
+    }
+
+    /// <summary>The Levenshtein distance between two short names.</summary>
+    internal static int Distance(string a, string b)
+    {
+        int[] previous = new int[b.Length + 1], current = new int[b.Length + 1];
+        for (int j = 0; j <= b.Length; j++)
+        {
+            previous[j] = j;
+        }
+
+        for (int i = 1; i <= a.Length; i++)
+        {
+            current[0] = i;
+            for (int j = 1; j <= b.Length; j++)
+            {
+                current[j] = Math.Min(Math.Min(current[j - 1], previous[j]) + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1));
+            }
+
+            (previous, current) = (current, previous);
+        }
+
+        return previous[b.Length];
     }
 
     private static string? String(IConfiguration section, string key) => section[key] is { Length: > 0 } value ? value : null;

@@ -37,7 +37,8 @@ internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationChe
         {
             try
             {
-                _ = AwsSettings.Resolve(options, _environment);
+                AwsSettings settings = AwsSettings.Resolve(options, _environment);
+                FindRegionProblems(options, settings.Region.SystemName, bus, problems);
             }
             catch (MessageBusConfigurationException e)
             {
@@ -52,6 +53,63 @@ internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationChe
                 problems.Add($"{destination.MessageType.FullName} is published to the SNS topic '{destination.Name}', which has no ARN (SNS names topics by ARN): add TopicArns:{destination.Name} = arn:aws:sns:<region>:<account>:{destination.Name} to the Missive.Aws options, or name the topic by its ARN in AddSnsPublisher.");
             }
         }
+    }
+
+    /// <summary>
+    /// A region AWSSDK.Core does not list (unless <see cref="AwsTransportOptions.AllowUnlistedRegion"/>), and every
+    /// configured topic ARN or AWS queue URL in another region than the transport's: SNS and SQS answer only in their
+    /// own region, so such a resource is not found there.
+    /// </summary>
+    internal static void FindRegionProblems(AwsTransportOptions options, string region, MessageBusDescription? bus, ICollection<string> problems)
+    {
+        if (!options.AllowUnlistedRegion && !AwsRegions.IsListed(region))
+        {
+            string closest = AwsRegions.Closest(region);
+            problems.Add($"Missive.Aws Region '{region}' is not a region AWS lists{(closest.Length > 0 ? $" (did you mean '{closest}'?)" : string.Empty)}: correct it (Region, AWS_REGION or the profile), or set AllowUnlistedRegion for a region newer than this AWS SDK.");
+        }
+
+        foreach ((string topic, string arn) in options.TopicArns)
+        {
+            AddIfOtherRegion($"TopicArns:{topic}", arn, ArnRegion(arn), region, problems);
+        }
+
+        if (bus is not null)
+        {
+            foreach (MessageBusDestination destination in bus.Publishers)
+            {
+                if (destination.Name.StartsWith("arn:", StringComparison.Ordinal))
+                {
+                    AddIfOtherRegion($"The publisher of {destination.MessageType.Name}", destination.Name, ArnRegion(destination.Name), region, problems);
+                }
+            }
+        }
+
+        foreach ((string queue, Uri url) in options.QueueUrls)
+        {
+            AddIfOtherRegion($"QueueUrls:{queue}", url.ToString(), QueueUrlRegion(url), region, problems);
+        }
+    }
+
+    private static void AddIfOtherRegion(string what, string resource, string? resourceRegion, string region, ICollection<string> problems)
+    {
+        if (resourceRegion is { Length: > 0 } && !string.Equals(resourceRegion, region, StringComparison.Ordinal))
+        {
+            problems.Add($"Missive.Aws {what} ({resource}) is in {resourceRegion}, but the transport's region is {region}: the service answers only in its own region. Set Region to {resourceRegion}, or name the resource of {region}.");
+        }
+    }
+
+    /// <summary>The region of an ARN (<c>arn:partition:service:region:account:resource</c>), or <c>null</c>.</summary>
+    internal static string? ArnRegion(string arn)
+    {
+        string[] parts = arn.Split(':', 6);
+        return parts.Length == 6 ? parts[3] : null;
+    }
+
+    /// <summary>The region of an AWS SQS queue URL (<c>https://sqs.{region}.amazonaws.com/…</c>), or <c>null</c> for any other host (a local endpoint).</summary>
+    internal static string? QueueUrlRegion(Uri url)
+    {
+        string[] labels = url.Host.Split('.');
+        return labels.Length >= 4 && labels[0] == "sqs" && url.Host.EndsWith(".amazonaws.com", StringComparison.Ordinal) ? labels[1] : null;
     }
 
     /// <summary>Every option out of range, with what to set instead.</summary>

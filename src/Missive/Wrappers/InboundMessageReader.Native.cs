@@ -68,11 +68,31 @@ public sealed partial class InboundMessageReader
     private MessageEnvelope? ReadEnvelopeOrNative(ReadOnlyMemory<byte> payload, ref UnwrapState state)
     {
         ReadOnlySpan<byte> span = payload.Span;
-        int first = JsonWhitespace.Skip(span, 0);
-        bool json = first >= 0 && span[first] is (byte)'{' or (byte)'[';
-        return state.Format == EnvelopeFormat.Protobuf || !json || JsonTopLevel.HasSpecVersion(span)
-            ? ReadEnvelope(payload, state.Format)
-            : ReadNativeOrTestEvent(payload, ref state);
+        if (state.Format == EnvelopeFormat.Protobuf)
+        {
+            return ReadEnvelope(payload, state.Format);
+        }
+
+        if (IsJsonContainer(span))
+        {
+            return JsonTopLevel.HasSpecVersion(span) ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, ref state);
+        }
+
+        try
+        {
+            return ReadEnvelope(payload, state.Format); // base64 protobuf, when it is
+        }
+        catch (InvalidEnvelopeException)
+        {
+            return ReadNative(payload, ref state); // text: an SNS Message or a body that is neither JSON nor an envelope
+        }
+    }
+
+    /// <summary>Whether the payload starts (after whitespace) as a JSON object or array; anything else is read as text.</summary>
+    private static bool IsJsonContainer(ReadOnlySpan<byte> payload)
+    {
+        int first = JsonWhitespace.Skip(payload, 0);
+        return first >= 0 && payload[first] is (byte)'{' or (byte)'[';
     }
 
     /// <summary>S3's test event (skipped: nothing to handle), or a native message.</summary>
@@ -122,10 +142,29 @@ public sealed partial class InboundMessageReader
             + "Add a rule to the queue's NativeMessages (WhenMessageAttribute, WhenEventBridgeEvent, WhenS3Notification, When, Otherwise) or register a fallback handler (AddFallbackHandler)");
     }
 
-    /// <summary>Reads the whole payload as the registration's type, with the envelope's attributes taken from what the message carried.</summary>
+    /// <summary>
+    /// Reads the whole payload as the registration's type (a JSON object or array as JSON, anything else as text, which a
+    /// <c>string</c> registration takes as it is), with the envelope's attributes taken from what the message carried.
+    /// </summary>
     private MessageEnvelope ReadNativeAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, ref UnwrapState state, string? type)
     {
         MessageEnvelope envelope = info.CreateEnvelope();
+        if (!IsJsonContainer(payload.Span))
+        {
+            envelope.DataContentType = ContentTypes.TextPlain;
+            try
+            {
+                info.ReadText(envelope, payload.Span);
+            }
+            catch (Exception e) when (PayloadErrors.IsDataError(e))
+            {
+                throw PayloadErrors.InvalidData(e, 0, _settings.LogMessageContent);
+            }
+
+            return AsNative(envelope, type ?? info.Identifier, ref state);
+        }
+
+        envelope.DataContentType = ContentTypes.ApplicationJson;
         var reader = new Utf8JsonReader(payload.Span, _settings.JsonReaderOptions);
         try
         {
@@ -151,8 +190,8 @@ public sealed partial class InboundMessageReader
         envelope.Id = state.EventBridge?.EventId ?? state.Sns?.MessageId ?? message.MessageId;
         envelope.Source = state.EventBridge?.Source ?? state.Sns?.TopicArn ?? SqsSource;
         envelope.Type = type;
+        envelope.DataContentType ??= ContentTypes.ApplicationJson;
         envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SqsMetadata.TimestampOf(message.SystemAttributes, SqsSystemAttributes.SentTimestamp);
-        envelope.DataContentType = ContentTypes.ApplicationJson;
         envelope.IsNative = true;
         return envelope;
     }

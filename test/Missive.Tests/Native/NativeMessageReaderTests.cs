@@ -247,6 +247,31 @@ public sealed class NativeMessageReaderTests
         Assert.NotEqual(InvalidEnvelopeReason.NoNativeRuleMatched, error.Reason);
     }
 
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void AnSnsMessageOfPlainText_IsReadAsText_ByAStringRule(bool fast)
+    {
+        var rules = new NativeMessageRules().WhenS3Notification<S3EventNotification>().Otherwise<string>();
+        string notification = AwsEvents.InSnsNotification("Disk usage on db-1 is above 90%", "arn:aws:sns:eu-west-1:123456789012:ops", "ops");
+
+        var envelope = Assert.IsType<MessageEnvelope<string>>(Reader(fast).Read(Message(notification), rules).Envelope);
+
+        Assert.Equal("Disk usage on db-1 is above 90%", envelope.Message);
+        Assert.Equal(("text/plain", "arn:aws:sns:eu-west-1:123456789012:ops"), (envelope.DataContentType, envelope.Source));
+        Assert.True(envelope.IsNative);
+    }
+
+    [Fact]
+    public void APlainTextBody_StraightToTheQueue_WithATypeAttribute_IsReadAsText()
+    {
+        var rules = new NativeMessageRules().WhenMessageAttribute<string>("MessageType", "note");
+        var message = Message("test", new Dictionary<string, MessageAttributeValue> { ["MessageType"] = MessageAttributeValue.FromString("note") }); // "test" is also valid base64
+
+        var envelope = Assert.IsType<MessageEnvelope<string>>(Reader(fast: true).Read(message, rules).Envelope);
+
+        Assert.Equal("test", envelope.Message);
+    }
+
     [Fact]
     public void OneTypeForTheWholeQueue_ReadsEveryNativeBody()
     {

@@ -126,6 +126,12 @@ public sealed class AwsOptionsTests
     [InlineData("AttemptTimeout", "00:00:00.5", "AttemptTimeout is 00:00:00.5")]
     [InlineData("TopicArns:orders", "orders", "TopicArns:orders is not an SNS topic ARN")]
     [InlineData("Region", "Europe", "not an AWS region name")]
+    [InlineData("Region", "eu-wset-1", "Region 'eu-wset-1' is not a region AWS lists (did you mean 'eu-west-1'?)")]
+    [InlineData("TopicArns:orders", "arn:aws:sns:us-east-1:123456789012:orders", "TopicArns:orders (arn:aws:sns:us-east-1:123456789012:orders) is in us-east-1, but the transport's region is eu-west-1")]
+    [InlineData("QueueUrls:orders", "https://sqs.us-east-2.amazonaws.com/123456789012/orders", "is in us-east-2, but the transport's region is eu-west-1")]
+    [InlineData("VerifyResourcesAtStrtup", "true", "'Missive:Aws:VerifyResourcesAtStrtup' is not a setting, so it would be ignored; did you mean 'VerifyResourcesAtStartup'?")]
+    [InlineData("Credentials", "secret", "credentials come from the AWS default chain")]
+    [InlineData("MaxSnsMessageSize", "100", "MaxSnsMessageSize is 100")]
     public async Task HostStart_WithInvalidOptions_FailsWithTheFix(string key, string value, string message)
     {
         using IHost host = Host(new() { ["Missive:Aws:Region"] = "eu-west-1", [$"Missive:Aws:{key}"] = value });
@@ -133,6 +139,24 @@ public sealed class AwsOptionsTests
         var e = await Assert.ThrowsAsync<MessageBusConfigurationException>(() => host.StartAsync());
 
         Assert.Contains(message, e.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ARegionNewerThanTheSdk_StartsWhenAllowed_AndAQueueOnALocalEndpointHasNoRegionToCompare()
+    {
+        using IHost host = Host(new()
+        {
+            ["Missive:Aws:Region"] = "xx-future-9",
+            ["Missive:Aws:AllowUnlistedRegion"] = "true",
+            ["Missive:Aws:ServiceUrl"] = "http://127.0.0.1:4566",
+            ["Missive:Aws:QueueUrls:orders"] = "http://127.0.0.1:4566/000000000000/orders",
+            ["Missive:Aws:TopicArns:orders"] = "arn:aws:sns:xx-future-9:000000000000:orders",
+        });
+
+        await host.StartAsync();
+
+        Assert.Equal("xx-future-9", ((AwsTransport)host.Services.GetRequiredService<IMessageTransport>()).Region);
+        await host.StopAsync();
     }
 
     [Fact]
