@@ -46,6 +46,13 @@ internal sealed class AwsServiceFailure : Exception
             IsTransient = true,
         };
 
+    /// <summary>What chooses a service's endpoint, for a failure that did not reach it (refused, not resolved, no answer).</summary>
+    internal static string EndpointChoice(string service)
+    {
+        string variable = service switch { "SNS" => "AWS_ENDPOINT_URL_SNS", "EventBridge" => "AWS_ENDPOINT_URL_EVENTBRIDGE", _ => "AWS_ENDPOINT_URL_SQS" };
+        return $"If it repeats, check that endpoint and what chose it: {service}ServiceUrl or ServiceUrl in the Missive.Aws options, the {variable} and AWS_ENDPOINT_URL variables, else the Region.";
+    }
+
     /// <summary>A successful answer larger than the service can send for the call (<see cref="AwsAnswer"/>): not read, not retried.</summary>
     public static AwsServiceFailure TooLarge(string operation, int limit, string? requestId)
         => new($"{operation} answered with a body over the {limit:N0} bytes the service can send for it; it was not read.", "AnswerTooLarge", requestId, 200, senderFault: false);
@@ -62,7 +69,8 @@ internal sealed class AwsServiceFailure : Exception
     {
         string? hint = AwsErrorHints.For(ErrorCode, site, operation, Message);
         string where = site.Resource is null ? string.Empty : $" on {site.Resource}";
-        return new($"{site.Service} {operation}{where} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message} Endpoint {site.Endpoint}, signing region {site.Region}.{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}{(hint is null ? string.Empty : " " + hint)}", this)
+        string unreached = ErrorCode is "ConnectionFailure" or "RequestTimeout" ? " " + EndpointChoice(site.Service) : string.Empty;
+        return new($"{site.Service} {operation}{where} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message} Endpoint {site.Endpoint}, signing region {site.Region}.{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}{(hint is null ? string.Empty : " " + hint)}{unreached}", this)
         {
             ErrorCode = ErrorCode,
             RequestId = RequestId,

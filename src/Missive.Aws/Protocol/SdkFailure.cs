@@ -41,7 +41,7 @@ internal readonly record struct SdkFailure(SdkFailureKind Kind, string Code, int
 
         if (e is HttpRequestException or IOException || e.InnerException is HttpRequestException or IOException or System.Net.Sockets.SocketException)
         {
-            return new(SdkFailureKind.Connection, "ConnectionFailed", 0, null);
+            return new(SdkFailureKind.Connection, "ConnectionFailure", 0, null); // the built-in client's code for the same failure
         }
 
         return e is AmazonClientException

@@ -48,6 +48,12 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2007, Level = LogLevel.Warning, Message = "Receiving from queue {Queue} failed; retrying in {Delay}.")]
     public static partial void ReceiveFailed(ILogger logger, string queue, TimeSpan delay, Exception exception);
 
+    [LoggerMessage(EventId = 2007, Level = LogLevel.Warning, Message = "Receiving from queue {Queue} failed again ({Failures} in a row, {ErrorCode}); retrying in {Delay}.")]
+    public static partial void ReceiveFailedAgain(ILogger logger, string queue, int failures, string errorCode, TimeSpan delay);
+
+    [LoggerMessage(EventId = 2028, Level = LogLevel.Error, Message = "Receiving from queue {Queue} has failed {Failures} times in a row ({ErrorCode}): {Failure} The poller goes on retrying, every {Delay} at most.")]
+    public static partial void ReceiveFailingRepeatedly(ILogger logger, string queue, int failures, string errorCode, string failure, TimeSpan delay);
+
     [LoggerMessage(EventId = 2008, Level = LogLevel.Error, Message = "Processing message {MessageId} from queue {Queue} failed outside its handler; the message stays in the queue and will be received again.")]
     public static partial void ProcessingFailed(ILogger logger, string messageId, string queue, Exception exception);
 

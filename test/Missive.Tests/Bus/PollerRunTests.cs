@@ -5,6 +5,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
+using Microsoft.Extensions.Logging;
 using Microsoft.Extensions.Time.Testing;
 using Missive.Bus;
 using Missive.Tests.Infrastructure;
@@ -61,6 +62,31 @@ public sealed class PollerRunTests
     }
 
     [Fact]
+    public async Task ARunOfFailedReceives_LogsTheFirstWhole_OneErrorAtTheThird_AndTheRestInOneLineEach()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ReceiveScript(clock) { FailFirst = 6 };
+        var log = new CapturingLoggerProvider();
+        using ServiceProvider services = Services(transport, clock, log);
+        using var stopping = new CancellationTokenSource();
+        Task run = Poller(services).RunAsync(stopping.Token);
+
+        await clock.AdvanceUntil(() => transport.Receives.Count >= 8, step: TimeSpan.FromMilliseconds(100), limit: TimeSpan.FromMinutes(2));
+        await StopAsync(clock, stopping, run);
+
+        var warnings = log.Entries.Where(e => e.EventId == 2007).ToList();
+        var errors = log.Entries.Where(e => e.EventId == 2028).ToList();
+        Assert.Equal(5, warnings.Count); // failures 1, 2, 4, 5 and 6
+        Assert.Contains(" | ", warnings[0].Text, StringComparison.Ordinal); // the first carries the exception
+        Assert.All(warnings.Skip(1), w => Assert.DoesNotContain(" | ", w.Text, StringComparison.Ordinal));
+        Assert.Contains("(2 in a row, ServiceUnavailable)", warnings[1].Text, StringComparison.Ordinal);
+        var error = Assert.Single(errors);
+        Assert.Equal(LogLevel.Error, error.Level);
+        Assert.Contains("has failed 3 times in a row (ServiceUnavailable): scripted: the receive failed", error.Text, StringComparison.Ordinal);
+        Assert.DoesNotContain(" | ", error.Text, StringComparison.Ordinal); // one line, no stack trace
+    }
+
+    [Fact]
     public async Task AReceiveUnderWayWhenTheRunStops_IsLetFinish_AndWhatItGotIsReleased()
     {
         var clock = new FakeTimeProvider();
@@ -87,9 +113,14 @@ public sealed class PollerRunTests
         await run;
     }
 
-    private static ServiceProvider Services(IMessageTransport transport, TimeProvider clock)
+    private static ServiceProvider Services(IMessageTransport transport, TimeProvider clock, ILoggerProvider? log = null)
     {
         var services = new ServiceCollection();
+        if (log is not null)
+        {
+            services.AddLogging(b => b.AddProvider(log));
+        }
+
         services.AddSingleton(transport);
         services.AddSingleton(clock);
         services.AddMessageBus(bus => bus

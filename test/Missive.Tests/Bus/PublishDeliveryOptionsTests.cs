@@ -91,6 +91,8 @@ public sealed class PublishDeliveryOptionsTests
         { "attribute name of AWS", "must not start with 'AWS.'" },
         { "attribute without a value", "has no value" },
         { "eleven attributes", "at most 10" },
+        { "SNS subject to a queue", "PublishOptions.SnsSubject is the Subject of an SNS message; 'orders' is an SQS queue" },
+        { "SNS subject to a bus", "'orders-bus' is an EventBridge bus, which has none" },
     };
 
     [Theory]
@@ -116,7 +118,7 @@ public sealed class PublishDeliveryOptionsTests
                 Action<MessageBusBuilder> route = mistake switch
                 {
                     "delay to a topic" => b => b.AddSnsPublisher<Order>("orders-topic"),
-                    "delay to a bus" or "attributes to a bus" => b => b.AddEventBridgePublisher<Order>("orders-bus"),
+                    "delay to a bus" or "attributes to a bus" or "SNS subject to a bus" => b => b.AddEventBridgePublisher<Order>("orders-bus"),
                     "delay to a FIFO queue" => b => b.AddSqsPublisher<Order>("orders.fifo").AddFifoIds<Order>(o => o.OrderId),
                     _ => b => b.AddSqsPublisher<Order>("orders"),
                 };
@@ -147,6 +149,9 @@ public sealed class PublishDeliveryOptionsTests
             case "attribute without a value":
                 attributes["tenant"] = null!;
                 options.MessageAttributes = attributes;
+                break;
+            case "SNS subject to a queue" or "SNS subject to a bus":
+                options.SnsSubject = "Order placed";
                 break;
             case "eleven attributes":
                 for (int i = 0; i < 11; i++)

@@ -133,7 +133,21 @@ internal sealed partial class PollerRun : IDisposable
                     bool changed = _health.Failed(e, persistent);
                     if (!persistent)
                     {
-                        BusLog.ReceiveFailed(_logger, _queue, delay, e);
+                        // The first failure of a run is logged whole; later ones in one line each, and the run once at
+                        // Error when it has lasted (a refused connection or an endpoint that does not resolve does not clear).
+                        string code = (e as MessageTransportException)?.ErrorCode ?? e.GetType().Name;
+                        if (failures == 1)
+                        {
+                            BusLog.ReceiveFailed(_logger, _queue, delay, e);
+                        }
+                        else if (failures == FailuresBeforeError)
+                        {
+                            BusLog.ReceiveFailingRepeatedly(_logger, _queue, failures, code, e.Message, _options.MaxReceiveErrorDelay);
+                        }
+                        else
+                        {
+                            BusLog.ReceiveFailedAgain(_logger, _queue, failures, code, delay);
+                        }
                     }
                     else if (changed)
                     {
@@ -202,6 +216,9 @@ internal sealed partial class PollerRun : IDisposable
         await _heartbeat.SetVisibilityAsync(abandoned, TimeSpan.Zero, budget).ConfigureAwait(false);
         BusLog.AbandonedOnStop(_logger, abandoned.Count, _queue);
     }
+
+    /// <summary>How many transient receive failures in a row make one Error line.</summary>
+    internal const int FailuresBeforeError = 3;
 
     /// <summary>The wait after the <paramref name="failures"/>-th failed receive in a row: doubling from the configured delay, capped, with jitter.</summary>
     internal static TimeSpan ReceiveBackoff(PollerOptions options, int failures)

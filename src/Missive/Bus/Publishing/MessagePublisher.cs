@@ -369,6 +369,11 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
             }
         }
 
+        if (options?.SnsSubject is not null && route.Kind != RouteKind.Sns)
+        {
+            throw new ArgumentException($"PublishOptions.SnsSubject is the Subject of an SNS message; '{route.Target}' is {(route.Kind == RouteKind.Sqs ? "an SQS queue" : "an EventBridge bus")}, which has none (for the envelope's CloudEvents subject, use PublishOptions.ConfigureEnvelope).", nameof(options));
+        }
+
         if (options?.MessageAttributes is not null && route.Kind == RouteKind.EventBridge)
         {
             throw new ArgumentException($"PublishOptions.MessageAttributes are for SQS and SNS; the EventBridge bus '{route.Target}' carries none (put the values in the envelope's extension attributes).", nameof(options));

@@ -15,7 +15,8 @@ public sealed class PublishOptions
 
     /// <summary>
     /// Gets or sets the SNS message's <c>Subject</c> (what an email subscription shows as its subject line), or <c>null</c>.
-    /// Only SNS publishers send it; a queue or event bus has no such field. Not the envelope's CloudEvents <c>subject</c>:
+    /// Only SNS publishers send it; a queue or event bus has no such field, and a publish to one with it set is refused
+    /// (<see cref="System.ArgumentException"/>, nothing sent). Not the envelope's CloudEvents <c>subject</c>:
     /// set that with <see cref="ConfigureEnvelope"/>.
     /// </summary>
     public string? SnsSubject { get; set; }
