@@ -135,8 +135,16 @@ internal sealed class BusTelemetry : IDisposable
         }
 
         activity.SetStatus(ActivityStatusCode.Error, logContent || exception is MissiveException ? exception.Message : exception.GetType().FullName);
-        activity.SetTag(MessagingConventions.ErrorType, exception.GetType().FullName);
+        activity.SetTag(MessagingConventions.ErrorType, ErrorTypeOf(exception));
     }
+
+    /// <summary>
+    /// The <c>error.type</c> of a failure: the service's error code of a transport failure (<c>AccessDenied</c>,
+    /// <c>ThrottlingException</c>, <c>ConnectionFailure</c>, … a small fixed set, so a persistent refusal and a passing
+    /// outage are told apart), else the exception's type.
+    /// </summary>
+    internal static string ErrorTypeOf(Exception error)
+        => error is MessageTransportException { ErrorCode: { Length: > 0 } code } ? code : error.GetType().FullName ?? error.GetType().Name;
 
     /// <summary>Marks a span failed for a reason other than an exception.</summary>
     public static void Fail(Activity? activity, string errorType)
@@ -171,7 +179,7 @@ internal sealed class BusTelemetry : IDisposable
             };
             if (error is not null)
             {
-                tags.Add(MessagingConventions.ErrorType, error.GetType().FullName);
+                tags.Add(MessagingConventions.ErrorType, ErrorTypeOf(error));
             }
 
             _operationDuration.Record(elapsed.TotalSeconds, tags);
@@ -207,7 +215,7 @@ internal sealed class BusTelemetry : IDisposable
         };
         if (error is not null)
         {
-            tags.Add(MessagingConventions.ErrorType, error.GetType().FullName);
+            tags.Add(MessagingConventions.ErrorType, ErrorTypeOf(error));
         }
 
         _operationDuration.Record(elapsed.TotalSeconds, tags);

@@ -98,6 +98,32 @@ public sealed class MetricsTests
         Assert.All(sizes, m => Assert.InRange(m.Value, 300, 2000));
     }
 
+    [Fact]
+    public void ErrorType_IsATransportFailuresErrorCode_ElseTheExceptionsType()
+    {
+        using var telemetry = new BusTelemetry(null);
+        var measurements = new ConcurrentQueue<(string Instrument, double Value, Dictionary<string, object?> Tags)>();
+        using var listener = new MeterListener();
+        listener.InstrumentPublished = (instrument, l) =>
+        {
+            if (ReferenceEquals(instrument.Meter, telemetry.Meter))
+            {
+                l.EnableMeasurementEvents(instrument);
+            }
+        };
+        listener.SetMeasurementEventCallback<long>((instrument, value, tags, _) => measurements.Enqueue((instrument.Name, value, ToDictionary(tags))));
+        listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => measurements.Enqueue((instrument.Name, value, ToDictionary(tags))));
+        listener.Start();
+
+        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "AuthorizationError", IsPersistent = true });
+        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("unavailable") { ErrorCode = "InternalError", IsTransient = true });
+        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new InvalidOperationException("a bug"));
+        telemetry.ReceiveCalled("orders", TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "ConnectionFailure", IsTransient = true });
+
+        Assert.Equal(["AuthorizationError", "InternalError", typeof(InvalidOperationException).FullName], Of(measurements, "messaging.client.sent.messages").Select(m => (string?)m.Tags["error.type"]));
+        Assert.Contains(Of(measurements, "messaging.client.operation.duration"), m => (string?)m.Tags["error.type"] == "ConnectionFailure" && (string?)m.Tags["messaging.operation.name"] == "receive");
+    }
+
     private static string UnregisteredEnvelope()
     {
         // Written by an application that knows orders as "legacy.order", which this one does not register.
