@@ -15,13 +15,27 @@ namespace Missive.HealthChecks;
 public sealed class PublishingHealthCheck : IHealthCheck
 {
     private readonly PublishingHealth _publishing;
+    private readonly TimeProvider _clock;
+    private readonly TimeSpan _window;
 
-    /// <summary>Creates the check.</summary>
+    /// <summary>Creates the check; a failure counts until a publish succeeds.</summary>
     /// <param name="publishing">The publisher's health. Must not be null.</param>
     public PublishingHealthCheck(PublishingHealth publishing)
+        : this(publishing, TimeProvider.System, Timeout.InfiniteTimeSpan)
+    {
+    }
+
+    /// <summary>Creates the check; a failure counts until a publish succeeds or <paramref name="window"/> passes without another.</summary>
+    /// <param name="publishing">The publisher's health. Must not be null.</param>
+    /// <param name="clock">The clock the bus runs on. Must not be null.</param>
+    /// <param name="window">How long the last failure counts, or <see cref="Timeout.InfiniteTimeSpan"/> for as long as no publish succeeds.</param>
+    public PublishingHealthCheck(PublishingHealth publishing, TimeProvider clock, TimeSpan window)
     {
         ArgumentNullException.ThrowIfNull(publishing);
+        ArgumentNullException.ThrowIfNull(clock);
         _publishing = publishing;
+        _clock = clock;
+        _window = window;
     }
 
     /// <inheritdoc />
@@ -34,11 +48,14 @@ public sealed class PublishingHealthCheck : IHealthCheck
             data["lastErrorCode"] = code;
         }
 
+        bool stale = failures > 0 && _window != Timeout.InfiniteTimeSpan && _publishing.LastFailureAt is { } at && _clock.GetUtcNow() - at > _window;
         HealthCheckResult result = failures == 0
             ? HealthCheckResult.Healthy("Publishing: the last publish succeeded, or none failed.", data)
-            : _publishing.IsFailingPersistently
-                ? HealthCheckResult.Unhealthy($"Publishing fails with an error no retry clears ({_publishing.LastErrorCode}): {_publishing.LastError}", data: data)
-                : HealthCheckResult.Degraded($"The last {failures} publishes failed ({_publishing.LastErrorCode}).", data: data);
+            : stale
+                ? HealthCheckResult.Healthy($"Publishing: the last failure ({_publishing.LastErrorCode}) is older than {_window}, with no publish since.", data)
+                : _publishing.IsFailingPersistently
+                    ? new HealthCheckResult(context?.Registration?.FailureStatus ?? HealthStatus.Unhealthy, $"Publishing fails with an error no retry clears ({_publishing.LastErrorCode}): {_publishing.LastError}", data: data)
+                    : HealthCheckResult.Degraded($"The last {failures} publishes failed ({_publishing.LastErrorCode}).", data: data);
         return Task.FromResult(result);
     }
 }

@@ -44,6 +44,9 @@ public sealed class HealthCheckTests
         await clock.AdvanceUntil(() => transport.Receives >= 4, limit: TimeSpan.FromSeconds(30)); // the longest interval between them
         HealthReport failing = await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.ReadyTag));
         HealthReportEntry poller = failing.Entries["missive-poller-billing"];
+        HealthReport live = await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.LiveTag));
+        Assert.Equal(["missive-poller-billing-live"], live.Entries.Keys); // a restart does not fix a missing queue: liveness does not ask about receiving
+        Assert.Equal(HealthStatus.Healthy, live.Status);
         Assert.Equal(HealthStatus.Unhealthy, poller.Status);
         Assert.Equal("AWS.SimpleQueueService.NonExistentQueue", poller.Data["lastErrorCode"]);
         Assert.True((int)poller.Data["consecutiveFailures"] >= 4);
@@ -63,7 +66,7 @@ public sealed class HealthCheckTests
         transport.Failure = null;
         Task stopped = host.StopAsync();
         await clock.AdvanceUntil(() => stopped.IsCompleted, limit: TimeSpan.FromMinutes(5));
-        HealthReportEntry after = (await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.LiveTag))).Entries["missive-poller-billing"];
+        HealthReportEntry after = (await health.CheckHealthAsync(r => r.Tags.Contains(MessageBusHealthChecksBuilderExtensions.LiveTag))).Entries["missive-poller-billing-live"];
         Assert.Equal(HealthStatus.Unhealthy, after.Status);
         Assert.Equal("Stopped", after.Data["state"]);
     }
@@ -95,22 +98,78 @@ public sealed class HealthCheckTests
     }
 
     [Fact]
+    public async Task APublishFailure_CountsForItsWindowOnly_AndAMessageTooLargeDoesNotCount()
+    {
+        var clock = new FakeTimeProvider();
+        var broker = new InMemoryBroker(clock);
+        broker.CreateQueue("billing");
+        var transport = new FailingTransport(broker);
+        using IHost host = Host(transport, clock, new CapturingLoggerProvider(), o => o.PublishingFailureWindow = TimeSpan.FromMinutes(2));
+        HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+
+        transport.Failure = static () => new MessageTransportException("SQS SendMessage to 'billing': the message is over the queue's limit.") { ErrorCode = "EntryTooLarge", IsPersistent = true };
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
+        Assert.Equal(HealthStatus.Healthy, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status); // the message's fault, not the service's
+
+        transport.Failure = Persistent;
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
+        Assert.Equal(HealthStatus.Unhealthy, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status);
+        clock.Advance(TimeSpan.FromMinutes(3)); // no publish since: a service that publishes only on traffic does not stay not ready
+
+        HealthReportEntry later = (await health.CheckHealthAsync()).Entries["missive-publishing"];
+        Assert.Equal(HealthStatus.Healthy, later.Status);
+        Assert.Contains("older than", later.Description, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheChecks_TakeTheirNamesTagsAndFailureStatusFromTheOptions()
+    {
+        var clock = new FakeTimeProvider();
+        var broker = new InMemoryBroker(clock);
+        broker.CreateQueue("billing");
+        var transport = new FailingTransport(broker) { Failure = Persistent };
+        using IHost host = Host(transport, clock, new CapturingLoggerProvider(), o =>
+        {
+            o.NamePrefix = "bus";
+            o.ReadyTags.Add("critical");
+            o.FailureStatus = HealthStatus.Degraded;
+            o.Timeout = TimeSpan.FromSeconds(2);
+        });
+        HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
+        await host.StartAsync();
+        await clock.AdvanceUntil(() => transport.Receives >= 2, limit: TimeSpan.FromSeconds(30));
+
+        HealthReport critical = await health.CheckHealthAsync(r => r.Tags.Contains("critical"));
+
+        Assert.Equal(["bus-poller-billing", "bus-publishing"], critical.Entries.Keys.Order(StringComparer.Ordinal));
+        Assert.Equal(HealthStatus.Degraded, critical.Entries["bus-poller-billing"].Status); // failing, reported as the options say
+        transport.Failure = null;
+        Task stopped = host.StopAsync();
+        await clock.AdvanceUntil(() => stopped.IsCompleted, limit: TimeSpan.FromMinutes(5));
+    }
+
+    [Fact]
     public async Task APollerWhoseHeartbeatHasNotRunForHalfAVisibilityTimeout_IsUnhealthy()
     {
+        // Both checks: a late heartbeat means the loops are not alive, so liveness fails as readiness does.
         var clock = new FakeTimeProvider();
         var poller = new PollerHealth("billing", TimeSpan.FromSeconds(30));
         poller.Started();
         poller.Received(clock.GetUtcNow());
         poller.HeartbeatRan(clock.GetUtcNow());
         var check = new QueuePollerHealthCheck(poller, clock);
+        var liveness = new QueuePollerHealthCheck(poller, clock, liveness: true);
 
         clock.Advance(TimeSpan.FromSeconds(14));
         Assert.Equal(HealthStatus.Healthy, (await check.CheckHealthAsync(new HealthCheckContext())).Status);
+        Assert.Equal(HealthStatus.Healthy, (await liveness.CheckHealthAsync(new HealthCheckContext())).Status);
         clock.Advance(TimeSpan.FromSeconds(2));
         HealthCheckResult late = await check.CheckHealthAsync(new HealthCheckContext());
 
         Assert.Equal(HealthStatus.Unhealthy, late.Status);
         Assert.Contains("heartbeat of queue billing", late.Description, StringComparison.Ordinal);
+        Assert.Equal(HealthStatus.Unhealthy, (await liveness.CheckHealthAsync(new HealthCheckContext())).Status);
     }
 
     private static MessageTransportException Persistent()
@@ -119,7 +178,7 @@ public sealed class HealthCheckTests
     private static MessageTransportException Transient()
         => new("SQS ReceiveMessage on queue 'billing' failed: ServiceUnavailable (HTTP 503).") { ErrorCode = "ServiceUnavailable", StatusCode = 503, IsTransient = true };
 
-    private static IHost Host(IMessageTransport transport, FakeTimeProvider clock, CapturingLoggerProvider logs)
+    private static IHost Host(IMessageTransport transport, FakeTimeProvider clock, CapturingLoggerProvider logs, Action<Missive.HealthChecks.MessageBusHealthCheckOptions>? checks = null)
     {
         HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
@@ -138,7 +197,7 @@ public sealed class HealthCheckTests
                 o.ReceiveErrorDelay = TimeSpan.FromMilliseconds(100);
                 o.MaxReceiveErrorDelay = TimeSpan.FromSeconds(5);
             }));
-        builder.Services.AddHealthChecks().AddMessageBusChecks();
+        builder.Services.AddHealthChecks().AddMessageBusChecks(checks);
         return builder.Build();
     }
 

@@ -13,6 +13,7 @@ public sealed class PublishingHealth
     private string? _lastErrorCode;
     private string? _lastError;
     private bool _persistent;
+    private DateTimeOffset? _lastFailureAt;
 
     internal PublishingHealth()
     {
@@ -66,6 +67,18 @@ public sealed class PublishingHealth
         }
     }
 
+    /// <summary>Gets when the last publish failed in the transport, or <c>null</c>.</summary>
+    public DateTimeOffset? LastFailureAt
+    {
+        get
+        {
+            lock (_gate)
+            {
+                return _lastFailureAt;
+            }
+        }
+    }
+
     /// <summary>A send succeeded: cheap when nothing failed before (one read).</summary>
     internal void Succeeded()
     {
@@ -81,15 +94,24 @@ public sealed class PublishingHealth
         }
     }
 
-    /// <summary>A send failed in the transport.</summary>
-    internal void Failed(MessageTransportException error)
+    /// <summary>
+    /// A send failed in the transport at <paramref name="at"/>. A failure of the message itself (over the destination's
+    /// size limit) says nothing of the service or its configuration and is not counted.
+    /// </summary>
+    internal void Failed(MessageTransportException error, DateTimeOffset at)
     {
+        if (error.ErrorCode == "EntryTooLarge")
+        {
+            return;
+        }
+
         lock (_gate)
         {
             _consecutiveFailures++;
             _lastErrorCode = error.ErrorCode;
             _lastError = error.Message;
             _persistent = error.IsPersistent;
+            _lastFailureAt = at;
         }
     }
 }

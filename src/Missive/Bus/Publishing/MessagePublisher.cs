@@ -339,7 +339,7 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
         {
             if (e is MessageTransportException failed)
             {
-                _health.Failed(failed);
+                _health.Failed(failed, _timeProvider.GetUtcNow());
             }
 
             BusTelemetry.Fail(activity, e, _logContent);
