@@ -41,7 +41,7 @@ public sealed class AwsNativeMessagesTests(AwsEmulatorFixture fixture)
         await Emulator.CreateQueueAsync(queue);
         string topicArn = await Emulator.CreateTopicAsync(name + "-ses");
         await Emulator.SubscribeAsync(topicArn, queue);
-        var seen = new ConcurrentQueue<MessageEnvelope>();
+        var seen = new HandledEnvelopes();
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();
         builder.Logging.ClearProviders();
         builder.Services.AddSingleton(seen);
@@ -52,10 +52,10 @@ public sealed class AwsNativeMessagesTests(AwsEmulatorFixture fixture)
             .AddMessageType<SesNotification>(AwsEvents.SesType)
             .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
             .AddSqsPublisher<Order>(queue)
-            .AddHandler<Order, Recorder<Order>>()
-            .AddHandler<S3EventNotification, Recorder<S3EventNotification>>()
-            .AddHandler<Ec2StateChange, Recorder<Ec2StateChange>>()
-            .AddHandler<SesNotification, Recorder<SesNotification>>()
+            .AddHandler<Order, EnvelopeRecorder<Order>>()
+            .AddHandler<S3EventNotification, EnvelopeRecorder<S3EventNotification>>()
+            .AddHandler<Ec2StateChange, EnvelopeRecorder<Ec2StateChange>>()
+            .AddHandler<SesNotification, EnvelopeRecorder<SesNotification>>()
             .AddQueuePoller(queue, o =>
             {
                 o.WaitTime = TimeSpan.FromSeconds(1);
@@ -90,13 +90,13 @@ public sealed class AwsNativeMessagesTests(AwsEmulatorFixture fixture)
         await host.StopAsync();
 
         Assert.Equal(4, seen.Count);
-        Assert.Equal("HappyFace.jpg", seen.OfType<MessageEnvelope<S3EventNotification>>().Single().Message.Records[0].S3.Object.Key);
-        MessageEnvelope<Ec2StateChange> ec2 = seen.OfType<MessageEnvelope<Ec2StateChange>>().Single();
+        Assert.Equal("HappyFace.jpg", seen.All.OfType<MessageEnvelope<S3EventNotification>>().Single().Message.Records[0].S3.Object.Key);
+        MessageEnvelope<Ec2StateChange> ec2 = seen.All.OfType<MessageEnvelope<Ec2StateChange>>().Single();
         Assert.Equal(("7bf73129-1428-4cd3-a780-95db273d1602", "aws.ec2"), (ec2.Id, ec2.Source));
         Assert.NotNull(ec2.SqsMetadata!.SentTimestamp); // asked for on every receive, on both clients
-        MessageEnvelope<SesNotification> ses = seen.OfType<MessageEnvelope<SesNotification>>().Single();
+        MessageEnvelope<SesNotification> ses = seen.All.OfType<MessageEnvelope<SesNotification>>().Single();
         Assert.Equal(("Bounce", topicArn), (ses.Message.NotificationType, ses.Source));
-        Assert.False(seen.OfType<MessageEnvelope<Order>>().Single().IsNative);
+        Assert.False(seen.All.OfType<MessageEnvelope<Order>>().Single().IsNative);
         Assert.Equal(0, (await Emulator.StatsAsync()).Rejected);
     }
 
@@ -161,14 +161,5 @@ public sealed class AwsNativeMessagesTests(AwsEmulatorFixture fixture)
     {
         using JsonDocument received = await Emulator.JsClientAsync(new JsonObject { ["op"] = "receive", ["queueUrl"] = queueUrl, ["waitSeconds"] = 1 });
         return Assert.Single(received.RootElement.EnumerateArray().ToList()).Clone();
-    }
-
-    private sealed class Recorder<T>(ConcurrentQueue<MessageEnvelope> seen) : IMessageHandler<T>
-    {
-        public Task HandleAsync(MessageEnvelope<T> envelope, CancellationToken cancellationToken)
-        {
-            seen.Enqueue(envelope);
-            return Task.CompletedTask;
-        }
     }
 }

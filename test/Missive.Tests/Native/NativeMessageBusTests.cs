@@ -27,7 +27,7 @@ public sealed class NativeMessageBusTests
     [Fact]
     public async Task AMixedQueue_HandlesEachBodyByItsType_SkipsS3sTestEvent_AndDeadLettersWhatNoRuleMatches_AsReceived()
     {
-        var seen = new Seen();
+        var seen = new HandledEnvelopes();
         using IHost host = BusTestHost.Build(
             broker =>
             {
@@ -58,7 +58,7 @@ public sealed class NativeMessageBusTests
         await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(Orders.Create(1));
 
         await host.StartAsync();
-        await BusTestHost.WaitUntil(() => seen.Envelopes.Count == 4 && broker.GetQueue("inbox").Count == 0 && broker.GetQueue("inbox-dlq").Count == 1);
+        await BusTestHost.WaitUntil(() => seen.Count == 4 && broker.GetQueue("inbox").Count == 0 && broker.GetQueue("inbox-dlq").Count == 1);
         await host.StopAsync();
 
         var s3 = seen.Single<S3EventNotification>();
@@ -78,7 +78,7 @@ public sealed class NativeMessageBusTests
     [Fact]
     public async Task ANativeMessageNoRuleMatches_GoesToTheFallbackHandler_WhenOneIsRegistered()
     {
-        var seen = new Seen();
+        var seen = new HandledEnvelopes();
         using IHost host = BusTestHost.Build(
             broker => broker.CreateQueue("inbox"),
             bus => Register(bus)
@@ -89,7 +89,7 @@ public sealed class NativeMessageBusTests
         await broker.SendAsync(new SqsSendRequest { QueueName = "inbox", Body = AwsEvents.Body("eventbridge-s3-object-created.json") });
 
         await host.StartAsync();
-        await BusTestHost.WaitUntil(() => seen.Envelopes.Count == 1 && broker.GetQueue("inbox").Count == 0);
+        await BusTestHost.WaitUntil(() => seen.Count == 1 && broker.GetQueue("inbox").Count == 0);
         await host.StopAsync();
 
         var fallback = seen.Single<UnregisteredMessage>();
@@ -101,7 +101,7 @@ public sealed class NativeMessageBusTests
     [Fact]
     public async Task TheLambdaProcessor_ReadsNativeRecords_AndReportsOnlyTheOneNoRuleMatches()
     {
-        var seen = new Seen();
+        var seen = new HandledEnvelopes();
         var services = new ServiceCollection();
         services.AddSingleton(seen);
         services.AddMessageBus(bus => Register(bus, order: true)
@@ -114,7 +114,7 @@ public sealed class NativeMessageBusTests
         Assert.Equal(["m-bad"], response.BatchItemFailures.Select(f => f.ItemIdentifier));
         Assert.Equal("HappyFace.jpg", seen.Single<S3EventNotification>().Message.Records[0].S3.Object.Key);
         Assert.Equal("pending", seen.Single<Ec2StateChange>().Message.State);
-        Assert.Equal(2, seen.Envelopes.Count);
+        Assert.Equal(2, seen.Count);
     }
 
     [Fact]
@@ -149,10 +149,10 @@ public sealed class NativeMessageBusTests
         .AddMessageType<Ec2StateChange>(AwsEvents.Ec2Type)
         .AddMessageType<SesNotification>(AwsEvents.SesType)
         .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
-        .AddHandler<Order, Recorder<Order>>()
-        .AddHandler<S3EventNotification, Recorder<S3EventNotification>>()
-        .AddHandler<Ec2StateChange, Recorder<Ec2StateChange>>()
-        .AddHandler<SesNotification, Recorder<SesNotification>>();
+        .AddHandler<Order, EnvelopeRecorder<Order>>()
+        .AddHandler<S3EventNotification, EnvelopeRecorder<S3EventNotification>>()
+        .AddHandler<Ec2StateChange, EnvelopeRecorder<Ec2StateChange>>()
+        .AddHandler<SesNotification, EnvelopeRecorder<SesNotification>>();
 
     private static JsonObject Record(string id, string body) => new()
     {
@@ -167,27 +167,11 @@ public sealed class NativeMessageBusTests
         ["awsRegion"] = "us-east-2",
     };
 
-    private sealed class Seen
-    {
-        public ConcurrentQueue<MessageEnvelope> Envelopes { get; } = new();
-
-        public MessageEnvelope<T> Single<T>() => Assert.Single(Envelopes.OfType<MessageEnvelope<T>>());
-    }
-
-    private sealed class Recorder<T>(Seen seen) : IMessageHandler<T>
-    {
-        public Task HandleAsync(MessageEnvelope<T> envelope, CancellationToken cancellationToken)
-        {
-            seen.Envelopes.Enqueue(envelope);
-            return Task.CompletedTask;
-        }
-    }
-
-    private sealed class Fallback(Seen seen) : IFallbackMessageHandler
+    private sealed class Fallback(HandledEnvelopes seen) : IFallbackMessageHandler
     {
         public Task<HandleOutcome> HandleAsync(MessageEnvelope<UnregisteredMessage> envelope, CancellationToken cancellationToken)
         {
-            seen.Envelopes.Enqueue(envelope);
+            seen.All.Enqueue(envelope);
             return Task.FromResult(HandleOutcome.Handled);
         }
     }

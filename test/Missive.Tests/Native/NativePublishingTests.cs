@@ -67,7 +67,7 @@ public sealed class NativePublishingTests
     [Fact]
     public async Task AMissiveConsumerWithRules_ReadsEachBackAsItsType()
     {
-        var seen = new ConcurrentQueue<MessageEnvelope>();
+        var seen = new HandledEnvelopes();
         using IHost host = BusTestHost.Build(
             Topology,
             bus =>
@@ -81,9 +81,9 @@ public sealed class NativePublishingTests
                     .PublishWithoutEnvelope<CloudWatchAlarm>()
                     .PublishWithoutEnvelope<Ec2StateChange>()
                     .UseMessageSource("/tests/native")
-                    .AddHandler<Order, Recorder<Order>>()
-                    .AddHandler<CloudWatchAlarm, Recorder<CloudWatchAlarm>>()
-                    .AddHandler<Ec2StateChange, Recorder<Ec2StateChange>>();
+                    .AddHandler<Order, EnvelopeRecorder<Order>>()
+                    .AddHandler<CloudWatchAlarm, EnvelopeRecorder<CloudWatchAlarm>>()
+                    .AddHandler<Ec2StateChange, EnvelopeRecorder<Ec2StateChange>>();
                 foreach (string queue in new[] { "orders", "alarms-raw", "alarms-wrapped", "events" })
                 {
                     bus.AddQueuePoller(queue, o => o.NativeMessages
@@ -102,10 +102,10 @@ public sealed class NativePublishingTests
         await BusTestHost.WaitUntil(() => seen.Count == 4);
         await host.StopAsync();
 
-        Assert.All(seen, e => Assert.True(e.IsNative));
-        Assert.Equal(2, seen.OfType<MessageEnvelope<Order>>().Single().Message.Lines.Count);
-        Assert.Equal(2, seen.OfType<MessageEnvelope<CloudWatchAlarm>>().Count(e => e.Message.AlarmName == "cpu")); // raw and wrapped
-        Assert.Equal("running", seen.OfType<MessageEnvelope<Ec2StateChange>>().Single().Message.State);
+        Assert.All(seen.All, e => Assert.True(e.IsNative));
+        Assert.Equal(2, seen.All.OfType<MessageEnvelope<Order>>().Single().Message.Lines.Count);
+        Assert.Equal(2, seen.All.OfType<MessageEnvelope<CloudWatchAlarm>>().Count(e => e.Message.AlarmName == "cpu")); // raw and wrapped
+        Assert.Equal("running", seen.All.OfType<MessageEnvelope<Ec2StateChange>>().Single().Message.State);
     }
 
     [Fact]
@@ -129,14 +129,5 @@ public sealed class NativePublishingTests
         broker.Subscribe("alarms", "alarms-wrapped");
         broker.CreateEventBus("aws");
         broker.AddRule("aws", "events");
-    }
-
-    private sealed class Recorder<T>(ConcurrentQueue<MessageEnvelope> seen) : IMessageHandler<T>
-    {
-        public Task HandleAsync(MessageEnvelope<T> envelope, CancellationToken cancellationToken)
-        {
-            seen.Enqueue(envelope);
-            return Task.CompletedTask;
-        }
     }
 }
