@@ -32,6 +32,9 @@ namespace Missive.Transport;
 /// detail is not tokenized twice). Format: the <c>contentType</c> message attribute when present (SNS's, then SQS's),
 /// else a payload starting with <c>{</c> is JSON and anything else base64 protobuf, decoded into a rented buffer.
 /// Rented buffers are cleared as <see cref="SerializationOptions.CleanRentedBuffers"/> says.</para>
+/// <para>With <see cref="NativeMessageRules"/> (<see cref="Read(SqsMessage, NativeMessageRules?)"/>), a body that is not
+/// an envelope (no top-level <c>specversion</c>, not base64 protobuf) is read, after its wrappers, as the type of the
+/// first rule that matches it; see <see cref="NativeMessageRules"/>.</para>
 /// <para>A body that cannot be read throws <see cref="InvalidEnvelopeException"/> whose
 /// <see cref="InvalidEnvelopeException.RawBody"/> is the whole SQS body (its UTF-8 bytes), so nothing is lost.</para>
 /// </remarks>
