@@ -21,7 +21,9 @@ internal sealed class MessageBusStartupCheck(MessageBusValidator validator, ISer
     public async Task StartingAsync(CancellationToken cancellationToken)
     {
         validator.EnsureValid();
-        if (services.GetService<IMessageTransport>() is { } transport && services.GetService<ILogger<MessageBusStartupCheck>>() is { } logger)
+        // The transport the bus sends through: with UsePayloadOffload, the offloading one, which names the store too.
+        IMessageTransport? transport = services.GetService<Offload.PayloadOffloadingTransport>() ?? services.GetService<IMessageTransport>();
+        if (transport is not null && services.GetService<ILogger<MessageBusStartupCheck>>() is { } logger)
         {
             BusLog.TransportInUse(logger, transport.Description);
         }

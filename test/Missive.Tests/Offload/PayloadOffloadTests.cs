@@ -29,6 +29,20 @@ public sealed class PayloadOffloadTests
     private const string DocumentType = "test.document";
     private static readonly string FiveMiB = new('x', 5 * 1024 * 1024);
 
+    [Fact]
+    public async Task TheStartupLine_NamesTheOffloadingTransport_AndTheStore()
+    {
+        var logs = new CapturingLoggerProvider();
+        using IHost host = Build(new InMemoryPayloadStore("large-docs"), new Handled(), "sqs", logs: logs);
+
+        await host.StartAsync();
+        await host.StopAsync();
+
+        string line = Assert.Single(logs.Entries, e => e.EventId == 2026).Text;
+        Assert.Contains("the in-memory broker", line, StringComparison.Ordinal);
+        Assert.Contains("payloads over the threshold stored in the bucket 'large-docs'", line, StringComparison.Ordinal);
+    }
+
     [Theory]
     [InlineData("sqs")]
     [InlineData("sns-raw")]
