@@ -31,16 +31,16 @@ internal static class AwsTransportOptionsBinder
         options.SqsServiceUrl = Url(section, nameof(AwsTransportOptions.SqsServiceUrl)) ?? options.SqsServiceUrl;
         options.SnsServiceUrl = Url(section, nameof(AwsTransportOptions.SnsServiceUrl)) ?? options.SnsServiceUrl;
         options.EventBridgeServiceUrl = Url(section, nameof(AwsTransportOptions.EventBridgeServiceUrl)) ?? options.EventBridgeServiceUrl;
-        options.MaxAttempts = Parse(section, nameof(AwsTransportOptions.MaxAttempts), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxAttempts);
-        options.MaxBackoff = Parse(section, nameof(AwsTransportOptions.MaxBackoff), static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), options.MaxBackoff);
-        options.AttemptTimeout = Parse(section, nameof(AwsTransportOptions.AttemptTimeout), static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), options.AttemptTimeout);
-        options.VerifyMessageDigests = Parse(section, nameof(AwsTransportOptions.VerifyMessageDigests), static t => bool.Parse(t), options.VerifyMessageDigests);
-        options.VerifyResourcesAtStartup = Parse(section, nameof(AwsTransportOptions.VerifyResourcesAtStartup), static t => bool.Parse(t), options.VerifyResourcesAtStartup);
-        options.UseSdkSqsClient = Parse(section, nameof(AwsTransportOptions.UseSdkSqsClient), static t => bool.Parse(t), options.UseSdkSqsClient);
-        options.AllowUnlistedRegion = Parse(section, nameof(AwsTransportOptions.AllowUnlistedRegion), static t => bool.Parse(t), options.AllowUnlistedRegion);
-        options.MaxSqsMessageSize = Parse(section, nameof(AwsTransportOptions.MaxSqsMessageSize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxSqsMessageSize);
-        options.MaxSnsMessageSize = Parse(section, nameof(AwsTransportOptions.MaxSnsMessageSize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxSnsMessageSize);
-        options.MaxEventBridgeEntrySize = Parse(section, nameof(AwsTransportOptions.MaxEventBridgeEntrySize), static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), options.MaxEventBridgeEntrySize);
+        options.MaxAttempts = Int(section, nameof(AwsTransportOptions.MaxAttempts), options.MaxAttempts);
+        options.MaxBackoff = Duration(section, nameof(AwsTransportOptions.MaxBackoff), options.MaxBackoff);
+        options.AttemptTimeout = Duration(section, nameof(AwsTransportOptions.AttemptTimeout), options.AttemptTimeout);
+        options.VerifyMessageDigests = Bool(section, nameof(AwsTransportOptions.VerifyMessageDigests), options.VerifyMessageDigests);
+        options.VerifyResourcesAtStartup = Bool(section, nameof(AwsTransportOptions.VerifyResourcesAtStartup), options.VerifyResourcesAtStartup);
+        options.UseSdkSqsClient = Bool(section, nameof(AwsTransportOptions.UseSdkSqsClient), options.UseSdkSqsClient);
+        options.AllowUnlistedRegion = Bool(section, nameof(AwsTransportOptions.AllowUnlistedRegion), options.AllowUnlistedRegion);
+        options.MaxSqsMessageSize = Int(section, nameof(AwsTransportOptions.MaxSqsMessageSize), options.MaxSqsMessageSize);
+        options.MaxSnsMessageSize = Int(section, nameof(AwsTransportOptions.MaxSnsMessageSize), options.MaxSnsMessageSize);
+        options.MaxEventBridgeEntrySize = Int(section, nameof(AwsTransportOptions.MaxEventBridgeEntrySize), options.MaxEventBridgeEntrySize);
         foreach (IConfigurationSection queue in section.GetSection(nameof(AwsTransportOptions.QueueUrls)).GetChildren())
         {
             options.QueueUrls[queue.Key] = Url(queue.Path, queue.Value) ?? throw Invalid(queue.Path, "an absolute URL");
@@ -73,49 +73,9 @@ internal static class AwsTransportOptionsBinder
                     => $"The Missive.Aws configuration key '{where}' cannot be bound: credentials come from the AWS default chain (environment, profile, SSO, instance role), from Profile, or from AwsTransportOptions.Credentials in code.",
                 _ when string.Equals(key, nameof(AwsTransportOptions.SqsClient), StringComparison.OrdinalIgnoreCase)
                     => $"The Missive.Aws configuration key '{where}' cannot be bound: set UseSdkSqsClient to true to use the IAmazonSQS registered in DI, or AwsTransportOptions.SqsClient in code.",
-                _ => $"The Missive.Aws configuration key '{where}' is not a setting, so it would be ignored; did you mean '{Closest(key)}'? The settings: {string.Join(", ", Keys)}.",
+                _ => $"The Missive.Aws configuration key '{where}' is not a setting, so it would be ignored; did you mean '{NearestName.Of(key, Keys, int.MaxValue, ignoreCase: true)}'? The settings: {string.Join(", ", Keys)}.",
             });
         }
-    }
-
-    /// <summary>The setting whose name is the fewest edits away from <paramref name="key"/>.</summary>
-    private static string Closest(string key)
-    {
-        string best = Keys[0];
-        int bestDistance = int.MaxValue;
-        foreach (string candidate in Keys)
-        {
-            int distance = Distance(key.ToUpperInvariant(), candidate.ToUpperInvariant());
-            if (distance < bestDistance)
-            {
-                (best, bestDistance) = (candidate, distance);
-            }
-        }
-
-        return best;
-    }
-
-    /// <summary>The Levenshtein distance between two short names.</summary>
-    internal static int Distance(string a, string b)
-    {
-        int[] previous = new int[b.Length + 1], current = new int[b.Length + 1];
-        for (int j = 0; j <= b.Length; j++)
-        {
-            previous[j] = j;
-        }
-
-        for (int i = 1; i <= a.Length; i++)
-        {
-            current[0] = i;
-            for (int j = 1; j <= b.Length; j++)
-            {
-                current[j] = Math.Min(Math.Min(current[j - 1], previous[j]) + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1));
-            }
-
-            (previous, current) = (current, previous);
-        }
-
-        return previous[b.Length];
     }
 
     private static string? String(IConfiguration section, string key) => section[key] is { Length: > 0 } value ? value : null;
@@ -124,6 +84,12 @@ internal static class AwsTransportOptionsBinder
 
     private static Uri? Url(string key, string? value)
         => value is null ? null : Uri.TryCreate(value, UriKind.Absolute, out Uri? uri) ? uri : throw Invalid(key, "an absolute URL");
+
+    private static int Int(IConfiguration section, string key, int current) => Parse(section, key, static t => int.Parse(t, NumberStyles.Integer, CultureInfo.InvariantCulture), current);
+
+    private static TimeSpan Duration(IConfiguration section, string key, TimeSpan current) => Parse(section, key, static t => TimeSpan.Parse(t, CultureInfo.InvariantCulture), current);
+
+    private static bool Bool(IConfiguration section, string key, bool current) => Parse(section, key, static t => bool.Parse(t), current);
 
     private static T Parse<T>(IConfiguration section, string key, Func<string, T> parse, T current)
     {

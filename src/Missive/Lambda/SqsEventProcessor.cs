@@ -34,7 +34,6 @@ public sealed class SqsEventProcessor
     private readonly MessageDispatcher _dispatcher;
     private readonly IMessageTransport? _transport;
     private readonly SqsEventProcessorOptions _options;
-    private readonly NativeMessageRules? _native;
     private readonly ILogger _logger;
 
     internal SqsEventProcessor(MessageDispatcher dispatcher, IMessageTransport? transport, SqsEventProcessorOptions options, ILogger logger)
@@ -42,7 +41,6 @@ public sealed class SqsEventProcessor
         _dispatcher = dispatcher;
         _transport = transport;
         _options = options;
-        _native = options.NativeMessages.IsEmpty ? null : options.NativeMessages;
         _logger = logger;
     }
 
@@ -175,7 +173,7 @@ public sealed class SqsEventProcessor
 
         try
         {
-            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, record.Queue, _native, cancellationToken).ConfigureAwait(false);
+            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, record.Queue, _options.NativeMessages, cancellationToken).ConfigureAwait(false);
             return outcome switch
             {
                 DispatchOutcome.Done => true,

@@ -30,8 +30,7 @@ internal readonly ref struct NativeCandidate
 
     /// <summary>Tells whether the SQS message attribute, or else the SNS notification's, of that name is that string.</summary>
     public bool AttributeEquals(string name, string value)
-        => (Attributes.TryGetValue(name, out MessageAttributeValue? attribute) || (_snsAttributes?.TryGetValue(name, out attribute) ?? false))
-            && !attribute!.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
+        => Attributes.TryGetValue(name, out _) ? NativeMessageRules.HasString(Attributes, name, value) : NativeMessageRules.HasString(_snsAttributes, name, value);
 
     /// <summary>
     /// The first record's <c>eventName</c> when the body is an S3 event notification (a <c>Records</c> array whose first

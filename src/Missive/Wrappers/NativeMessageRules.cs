@@ -103,6 +103,11 @@ public sealed class NativeMessageRules
         return null;
     }
 
+    /// <summary>Whether <paramref name="attributes"/> hold the string attribute <paramref name="name"/> with the text <paramref name="value"/> (ordinal).</summary>
+    internal static bool HasString(IReadOnlyDictionary<string, MessageAttributeValue>? attributes, string name, string value)
+        => attributes is not null && attributes.TryGetValue(name, out MessageAttributeValue? attribute)
+            && !attribute.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
+
     internal NativeMessageRule? RuleForSqsAttributes(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
     {
         if (attributes.Count == 0)
@@ -112,8 +117,7 @@ public sealed class NativeMessageRules
 
         foreach (NativeMessageRule rule in _rules)
         {
-            if (rule.Attribute is (string name, string value) && attributes.TryGetValue(name, out MessageAttributeValue? attribute)
-                && !attribute.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal))
+            if (rule.Attribute is (string name, string value) && HasString(attributes, name, value))
             {
                 return rule;
             }

@@ -27,7 +27,7 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(serializers);
         _serializers = serializers;
-        _types = (serializers.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer)?.MessageTypes;
+        _types = EnvelopeSerializerProvider.TypeMapOf(serializers);
     }
 
     /// <summary>Builds an SQS send request.</summary>

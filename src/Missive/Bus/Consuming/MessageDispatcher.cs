@@ -43,7 +43,7 @@ internal sealed class MessageDispatcher
     /// <summary>Reads a received message and hands it to its handler; a pointer to a stored payload is resolved first (with <c>UsePayloadOffload</c>).</summary>
     /// <param name="message">The message as received.</param>
     /// <param name="queue">The queue it came from.</param>
-    /// <param name="native">How bodies that are not envelopes are read on that queue, or <c>null</c>: every body is an envelope.</param>
+    /// <param name="native">How bodies that are not envelopes are read on that queue; <c>null</c> or empty: every body is an envelope.</param>
     /// <param name="stopping">Cancelled when the host stops.</param>
     public ValueTask<(DispatchOutcome Outcome, string? EventType)> DispatchAsync(SqsMessage message, string queue, NativeMessageRules? native, CancellationToken stopping)
         => _payloads is null ? DispatchReadAsync(message, queue, native, stopping) : ResolveAndDispatchAsync(_payloads, message, queue, native, stopping);

@@ -95,7 +95,7 @@ internal sealed partial class PollerRun
     {
         try
         {
-            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, _queue, _native, _stoppingToken).ConfigureAwait(false);
+            (DispatchOutcome outcome, string? eventType) = await _dispatcher.DispatchAsync(message, _queue, _options.NativeMessages, _stoppingToken).ConfigureAwait(false);
             switch (outcome)
             {
                 case DispatchOutcome.Done:

@@ -26,7 +26,6 @@ internal sealed partial class PollerRun : IDisposable
     private readonly MessageDispatcher _dispatcher;
     private readonly string _queue;
     private readonly PollerOptions _options;
-    private readonly NativeMessageRules? _native;
     private readonly TimeProvider _timeProvider;
     private readonly ILogger _logger;
     private readonly BusTelemetry _telemetry;
@@ -53,7 +52,6 @@ internal sealed partial class PollerRun : IDisposable
         _dispatcher = dispatcher;
         _queue = queue;
         _options = options;
-        _native = options.NativeMessages.IsEmpty ? null : options.NativeMessages;
         _timeProvider = timeProvider;
         _logger = logger;
         _fifo = FifoRule.IsFifo(queue);
