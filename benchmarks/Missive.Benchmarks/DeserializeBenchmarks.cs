@@ -83,7 +83,7 @@ public class DeserializeBenchmarks
 
     [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes")]
     [BenchmarkCategory("NativeEventBridge")]
-    public PlainEventBridgeOrder? NativeEventBridgeFloor() => JsonSerializer.Deserialize(_nativeEventBridge.Utf8Body.Span, BenchJsonContext.Default.PlainEventBridgeOrder);
+    public PlainEventBridgeEvent<OrderPlaced>? NativeEventBridgeFloor() => JsonSerializer.Deserialize(_nativeEventBridge.Utf8Body.Span, BenchJsonContext.Default.PlainEventBridgeEventOrderPlaced);
 
     [Benchmark(Description = "Missive: EventBridge event with a native detail (rules)")]
     [BenchmarkCategory("NativeEventBridge")]
@@ -131,7 +131,7 @@ public class DeserializeBenchmarks
 
     [Benchmark(Description = "Floor: JsonSerializer reading the same bytes into plain classes")]
     [BenchmarkCategory("EventBridge")]
-    public PlainEventBridgeEvent? EventBridgeSameBytesFloor() => JsonSerializer.Deserialize(_eventBridge.Utf8Body.Span, BenchJsonContext.Default.PlainEventBridgeEvent);
+    public PlainEventBridgeEvent<PlainCloudEvent>? EventBridgeSameBytesFloor() => JsonSerializer.Deserialize(_eventBridge.Utf8Body.Span, BenchJsonContext.Default.PlainEventBridgeEventPlainCloudEvent);
 
     [Benchmark(Baseline = true, Description = "Standard: raw JSON body of the same message")]
     [BenchmarkCategory("ProtobufBase64")]

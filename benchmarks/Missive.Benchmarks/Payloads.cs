@@ -68,8 +68,8 @@ public sealed class OrderPlacedReflected
 
 [JsonSerializable(typeof(OrderPlaced))]
 [JsonSerializable(typeof(PlainCloudEvent))]
-[JsonSerializable(typeof(PlainEventBridgeEvent))]
-[JsonSerializable(typeof(PlainEventBridgeOrder))]
+[JsonSerializable(typeof(PlainEventBridgeEvent<PlainCloudEvent>))]
+[JsonSerializable(typeof(PlainEventBridgeEvent<OrderPlaced>))]
 public sealed partial class BenchJsonContext : JsonSerializerContext
 {
 }

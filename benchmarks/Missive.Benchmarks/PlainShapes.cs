@@ -35,8 +35,11 @@ public sealed class PlainCloudEvent
     public OrderPlaced? Data { get; set; }
 }
 
-/// <summary>An EventBridge event, as EventBridge delivers it to an SQS target, as plain classes (the same-bytes floor).</summary>
-public sealed class PlainEventBridgeEvent
+/// <summary>
+/// An EventBridge event, as EventBridge delivers it to an SQS target, as plain classes (the same-bytes floor): its
+/// <c>detail</c> an envelope (<see cref="PlainCloudEvent"/>) or a native message (the order itself).
+/// </summary>
+public sealed class PlainEventBridgeEvent<TDetail>
 {
     [JsonPropertyName("version")]
     public string? Version { get; set; }
@@ -63,36 +66,5 @@ public sealed class PlainEventBridgeEvent
     public List<string>? Resources { get; set; }
 
     [JsonPropertyName("detail")]
-    public PlainCloudEvent? Detail { get; set; }
-}
-
-/// <summary>An EventBridge event whose <c>detail</c> is the order itself (a native message), as plain classes (its same-bytes floor).</summary>
-public sealed class PlainEventBridgeOrder
-{
-    [JsonPropertyName("version")]
-    public string? Version { get; set; }
-
-    [JsonPropertyName("id")]
-    public string? Id { get; set; }
-
-    [JsonPropertyName("detail-type")]
-    public string? DetailType { get; set; }
-
-    [JsonPropertyName("source")]
-    public string? Source { get; set; }
-
-    [JsonPropertyName("account")]
-    public string? Account { get; set; }
-
-    [JsonPropertyName("time")]
-    public DateTimeOffset? Time { get; set; }
-
-    [JsonPropertyName("region")]
-    public string? Region { get; set; }
-
-    [JsonPropertyName("resources")]
-    public List<string>? Resources { get; set; }
-
-    [JsonPropertyName("detail")]
-    public OrderPlaced? Detail { get; set; }
+    public TDetail? Detail { get; set; }
 }
