@@ -9,6 +9,7 @@ using Missive.Aws.EventBridge;
 using Missive.Aws.Protocol;
 using Missive.Aws.Sns;
 using Missive.Aws.Sqs;
+using Missive.Offload;
 using Missive.Transport;
 
 namespace Missive.Aws;
@@ -178,12 +179,14 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
         => _sqs.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
 
     /// <inheritdoc />
+    /// <remarks>A payload location that an offloading receive put before the handle is stripped (<see cref="PayloadLocation.SqsReceiptHandle"/>); the payload is not deleted here.</remarks>
     public Task<bool> DeleteAsync(string queueName, string receiptHandle, CancellationToken cancellationToken = default)
-        => _sqs.DeleteAsync(queueName, receiptHandle, cancellationToken);
+        => _sqs.DeleteAsync(queueName, PayloadLocation.SqsReceiptHandle(receiptHandle), cancellationToken);
 
     /// <inheritdoc />
+    /// <remarks>A payload location that an offloading receive put before the handle is stripped (<see cref="PayloadLocation.SqsReceiptHandle"/>).</remarks>
     public Task<bool> ChangeVisibilityAsync(string queueName, string receiptHandle, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
-        => _sqs.ChangeVisibilityAsync(queueName, receiptHandle, visibilityTimeout, cancellationToken);
+        => _sqs.ChangeVisibilityAsync(queueName, PayloadLocation.SqsReceiptHandle(receiptHandle), visibilityTimeout, cancellationToken);
 
     /// <inheritdoc />
     /// <remarks>
@@ -229,17 +232,36 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     }
 
     /// <inheritdoc />
+    /// <remarks>Payload locations that an offloading receive put before the handles are stripped, as for <see cref="DeleteAsync"/>.</remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> DeleteBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(receiptHandles);
-        return await _sqs.DeleteBatchAsync(queueName, receiptHandles, cancellationToken).ConfigureAwait(false);
+        return await _sqs.DeleteBatchAsync(queueName, SqsReceiptHandles(receiptHandles), cancellationToken).ConfigureAwait(false);
     }
 
     /// <inheritdoc />
+    /// <remarks>Payload locations that an offloading receive put before the handles are stripped, as for <see cref="DeleteAsync"/>.</remarks>
     public async Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibilityTimeout, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(receiptHandles);
-        return await _sqs.ChangeVisibilityBatchAsync(queueName, receiptHandles, visibilityTimeout, cancellationToken).ConfigureAwait(false);
+        return await _sqs.ChangeVisibilityBatchAsync(queueName, SqsReceiptHandles(receiptHandles), visibilityTimeout, cancellationToken).ConfigureAwait(false);
+    }
+
+    /// <summary>The handles as SQS issued them: the list itself unless one carries a payload location.</summary>
+    private static IReadOnlyList<string> SqsReceiptHandles(IReadOnlyList<string> receiptHandles)
+    {
+        string[]? stripped = null;
+        for (int i = 0; i < receiptHandles.Count; i++)
+        {
+            string handle = PayloadLocation.SqsReceiptHandle(receiptHandles[i]);
+            if (!ReferenceEquals(handle, receiptHandles[i]))
+            {
+                stripped ??= [.. receiptHandles];
+                stripped[i] = handle;
+            }
+        }
+
+        return stripped ?? receiptHandles;
     }
 
     /// <summary>Gets a queue's URL: the URL given, a configured one, or <c>GetQueueUrl</c>'s answer (asked once, then cached).</summary>

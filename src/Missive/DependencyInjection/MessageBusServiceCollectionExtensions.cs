@@ -109,7 +109,7 @@ public static class MessageBusServiceCollectionExtensions
         services.TryAddSingleton(builder.LambdaProcessor);
         if (bus.PayloadOffload is { } offload)
         {
-            services.TryAddSingleton(sp => new PayloadOffloadingTransport(RequiredTransport(sp), sp.GetRequiredService<IPayloadStore>(), offload, sp.GetService<ILogger<PayloadOffloadingTransport>>() ?? (ILogger)NullLogger.Instance));
+            services.TryAddSingleton(sp => new PayloadOffloadingTransport(RequiredTransport(sp), sp.GetRequiredService<IPayloadStore>(), offload, sp.GetService<ILogger<PayloadOffloadingTransport>>() ?? (ILogger)NullLogger.Instance, sp.GetService<TimeProvider>()));
         }
 
         services.TryAddSingleton(sp => Checked(sp, () => new SqsEventProcessor(

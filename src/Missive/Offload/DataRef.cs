@@ -2,7 +2,9 @@ using System;
 using System.Buffers;
 using System.Diagnostics.CodeAnalysis;
 using System.Text;
+using System.Text.Encodings.Web;
 using System.Text.Json;
+using System.Text.Unicode;
 
 namespace Missive.Offload;
 
@@ -128,13 +130,20 @@ internal static class DataRef
         }
     }
 
+    /// <summary>
+    /// How a message rebuilt around a fetched payload is written: escaping only what JSON requires, as SNS and the
+    /// envelope writers do. The default encoder's <c>\uXXXX</c> for quotes and every non-ASCII character would grow it
+    /// up to six times, past the reader's limit.
+    /// </summary>
+    internal static JsonWriterOptions MinimalEscaping { get; } = new() { Encoder = JavaScriptEncoder.UnsafeRelaxedJsonEscaping };
+
     /// <summary>The envelope with its fetched data put back as <c>data</c> or <c>data_base64</c>, by its <c>datacontenttype</c>.</summary>
     public static byte[] WithData(ReadOnlyMemory<byte> envelope, ReadOnlyMemory<byte> data)
     {
         using JsonDocument document = JsonDocument.Parse(envelope);
         string? contentType = ContentType(document.RootElement);
         var output = new ArrayBufferWriter<byte>(envelope.Length + (data.Length * 4 / 3) + 16);
-        using (var writer = new Utf8JsonWriter(output))
+        using (var writer = new Utf8JsonWriter(output, MinimalEscaping))
         {
             writer.WriteStartObject();
             foreach (JsonProperty member in document.RootElement.EnumerateObject())
@@ -149,7 +158,7 @@ internal static class DataRef
             }
             else if (contentType is not null && contentType.StartsWith("text/", StringComparison.OrdinalIgnoreCase))
             {
-                writer.WriteString("data", data.Span);
+                writer.WriteString("data", Utf8.IsValid(data.Span) ? data.Span : throw new ArgumentException("The stored data of a text envelope is not UTF-8."));
             }
             else
             {

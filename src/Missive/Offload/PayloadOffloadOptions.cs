@@ -48,8 +48,9 @@ public sealed class PayloadOffloadOptions
 
     /// <summary>
     /// Gets or sets whether a stored payload is deleted once its message is deleted (after the delete succeeds, so a
-    /// failed delete never leaves a message pointing nowhere). Default <c>false</c>: keep the objects and let a bucket
-    /// lifecycle rule expire them. Unsafe with fan-out: when one topic feeds several queues, the first consumer's delete
+    /// failed delete never leaves a message pointing nowhere), once SQS's answer is back and under a deadline of its own
+    /// (a payload left behind is logged, event 2200). Handlers see the receipt handle SQS issued. Default <c>false</c>:
+    /// keep the objects and let a bucket lifecycle rule expire them. Unsafe with fan-out: when one topic feeds several queues, the first consumer's delete
     /// takes the payload from the others.
     /// </summary>
     public bool DeleteAfterHandling { get; set; }

@@ -19,27 +19,31 @@ namespace Missive.Offload;
 /// <item>A send that fails after its payload was stored says where the payload is, so nothing is lost unnoticed.</item>
 /// <item>With <see cref="PayloadOffloadOptions.DeleteAfterHandling"/>, a received pointer's receipt handle carries its
 /// location (as Java's client does), stripped before the service sees it, and the payload is deleted after its
-/// message's delete succeeds, unless this process sent the same pointer on (a dead-letter move).</item>
+/// message's delete succeeds (after the delete call returns, under a deadline of its own), unless this process sent the
+/// same pointer on (a dead-letter move).</item>
 /// </list>
 /// </remarks>
 internal sealed class PayloadOffloadingTransport : IMessageTransport
 {
-    private const string BucketMark = "-..s3BucketName..-";
-    private const string KeyMark = "-..s3Key..-";
-
     private readonly IMessageTransport _inner;
     private readonly IPayloadStore _store;
     private readonly PayloadOffloadOptions _options;
     private readonly ILogger _logger;
+    private readonly TimeProvider _timeProvider;
     private readonly ConcurrentDictionary<PayloadLocation, byte> _sentOn = new(); // with DeleteAfterHandling only: payloads still needed elsewhere
+    private int _payloadDeletesUnderWay;
 
-    public PayloadOffloadingTransport(IMessageTransport inner, IPayloadStore store, PayloadOffloadOptions options, ILogger logger)
+    public PayloadOffloadingTransport(IMessageTransport inner, IPayloadStore store, PayloadOffloadOptions options, ILogger logger, TimeProvider? timeProvider = null)
     {
         _inner = inner;
         _store = store;
         _options = options;
         _logger = logger;
+        _timeProvider = timeProvider ?? TimeProvider.System;
     }
+
+    /// <summary>How long the payload deletes that follow one delete call may take together, apart from that call's own deadline.</summary>
+    internal static TimeSpan PayloadDeleteDeadline { get; } = TimeSpan.FromSeconds(30);
 
     public string Description => _inner.Description + $", payloads over the threshold stored in {_store.Description}";
 
@@ -84,7 +88,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         bool deleted = await _inner.DeleteAsync(queueName, handle, cancellationToken).ConfigureAwait(false);
         if (deleted && stored is { } location)
         {
-            await DeletePayloadAsync(location, cancellationToken).ConfigureAwait(false);
+            DeletePayloadsAfterwards([location]);
         }
 
         return deleted;
@@ -113,12 +117,18 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         }
 
         IReadOnlyList<BatchEntryResult> results = await _inner.DeleteBatchAsync(queueName, handles, cancellationToken).ConfigureAwait(false);
+        List<PayloadLocation>? deleted = null;
         for (int i = 0; i < results.Count; i++)
         {
             if (results[i].Succeeded && stored[results[i].Index] is { } location)
             {
-                await DeletePayloadAsync(location, cancellationToken).ConfigureAwait(false);
+                (deleted ??= []).Add(location);
             }
+        }
+
+        if (deleted is not null)
+        {
+            DeletePayloadsAfterwards(deleted);
         }
 
         return results;
@@ -226,7 +236,6 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         return (location, PayloadPointer.Write(location, _options.PointerClassName), withSize);
     }
 
-    /// <summary>Whether a body already refers to a stored payload: the extended clients' pointer (with its size attribute) or a <c>dataref</c> envelope.</summary>
     /// <summary>Gets how many payloads this process sent a pointer on to and has not deleted (tests: nothing grows without DeleteAfterHandling).</summary>
     internal int SentOnCount => _sentOn.Count;
 
@@ -255,6 +264,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         }
     }
 
+    /// <summary>Whether a body already refers to a stored payload: the extended clients' pointer (with its size attribute) or a <c>dataref</c> envelope.</summary>
     private static bool IsReference(IReadOnlyDictionary<string, MessageAttributeValue> attributes, long length, ReadOnlyMemory<byte> body, out PayloadLocation location)
     {
         location = default;
@@ -276,7 +286,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
                 {
                     Utf8Body = message.Utf8Body,
                     MessageId = message.MessageId,
-                    ReceiptHandle = BucketMark + location.Bucket + BucketMark + KeyMark + location.Key + KeyMark + message.ReceiptHandle,
+                    ReceiptHandle = location.PutBefore(message.ReceiptHandle),
                     SystemAttributes = message.SystemAttributes,
                     MessageAttributes = message.MessageAttributes,
                 };
@@ -288,22 +298,34 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
     /// <summary>A receipt handle without the location Java's format puts before it, and that location.</summary>
     private static (string Handle, PayloadLocation? Stored) Strip(string receiptHandle)
+        => PayloadLocation.TryTakeFrom(receiptHandle, out string handle, out PayloadLocation location) ? (handle, location) : (receiptHandle, null);
+
+    /// <summary>Gets how many groups of payload deletes are under way (tests).</summary>
+    internal int PayloadDeletesUnderWay => Volatile.Read(ref _payloadDeletesUnderWay);
+
+    /// <summary>
+    /// Deletes the payloads of deleted messages once their delete call has returned, under a deadline of their own: the
+    /// call's results never wait for S3, and its deadline or cancellation never cuts a payload delete short. A payload
+    /// left behind (a failure, the deadline) is logged and stays for the bucket's lifecycle rule.
+    /// </summary>
+    private void DeletePayloadsAfterwards(List<PayloadLocation> locations)
     {
-        if (!receiptHandle.StartsWith(BucketMark, StringComparison.Ordinal))
+        Interlocked.Increment(ref _payloadDeletesUnderWay);
+        _ = Task.Run(async () =>
         {
-            return (receiptHandle, null);
-        }
-
-        int bucketEnd = receiptHandle.IndexOf(BucketMark, BucketMark.Length, StringComparison.Ordinal);
-        int keyStart = bucketEnd + BucketMark.Length + KeyMark.Length;
-        int keyEnd = bucketEnd < 0 ? -1 : receiptHandle.IndexOf(KeyMark, keyStart, StringComparison.Ordinal);
-        if (keyEnd < 0 || !receiptHandle.AsSpan(bucketEnd + BucketMark.Length).StartsWith(KeyMark, StringComparison.Ordinal))
-        {
-            return (receiptHandle, null);
-        }
-
-        var location = new PayloadLocation(receiptHandle[BucketMark.Length..bucketEnd], receiptHandle[keyStart..keyEnd]);
-        return (receiptHandle[(keyEnd + KeyMark.Length)..], location);
+            try
+            {
+                using var deadline = new CancellationTokenSource(PayloadDeleteDeadline, _timeProvider);
+                foreach (PayloadLocation location in locations)
+                {
+                    await DeletePayloadAsync(location, deadline.Token).ConfigureAwait(false);
+                }
+            }
+            finally
+            {
+                Interlocked.Decrement(ref _payloadDeletesUnderWay);
+            }
+        });
     }
 
     private async Task DeletePayloadAsync(PayloadLocation location, CancellationToken cancellationToken)
@@ -327,6 +349,14 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
         catch (MessageTransportException e)
         {
             OffloadLog.PayloadNotDeleted(_logger, location.ToString(), e.ErrorCode);
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            OffloadLog.PayloadNotDeleted(_logger, location.ToString(), "DeadlineExceeded");
+        }
+        catch (Exception e) when (!ContentSafety.IsFatal(e))
+        {
+            OffloadLog.PayloadNotDeleted(_logger, location.ToString(), e.GetType().FullName);
         }
     }
 

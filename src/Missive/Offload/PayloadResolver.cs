@@ -1,6 +1,7 @@
 using System;
 using System.Buffers;
 using System.Collections.Generic;
+using System.Text.Unicode;
 using System.Text.Json;
 using System.Threading;
 using System.Threading.Tasks;
@@ -16,7 +17,8 @@ namespace Missive.Offload;
 /// <c>Message</c> and <c>MessageAttributes</c>. A JSON envelope without data whose CloudEvents <c>dataref</c> is an
 /// <c>s3://</c> reference gets its data back. Anything else comes back as it is.</item>
 /// <item>The resolved message has the stored body and no size attribute; a wrapped notification keeps its other
-/// members, with the stored body as its <c>Message</c>.</item>
+/// members, with the stored body as its <c>Message</c>. Its receipt handle is the one SQS issued, without the payload
+/// location an offloading receive puts before it (<see cref="PayloadLocation.SqsReceiptHandle"/>).</item>
 /// <item>Only the store's bucket and <see cref="PayloadOffloadOptions.ReadableBuckets"/> are read, never more than
 /// <see cref="PayloadOffloadOptions.MaxPayloadSize"/>; a pointer that cannot be resolved is an
 /// <see cref="InvalidEnvelopeException"/> (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>), which the pump
@@ -49,10 +51,30 @@ public sealed class PayloadResolver
     /// <param name="message">The received message. Must not be null.</param>
     /// <param name="cancellationToken">Cancels the fetch.</param>
     /// <returns>The resolved message.</returns>
-    /// <exception cref="InvalidEnvelopeException">The body is a pointer that cannot be resolved (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>).</exception>
+    /// <exception cref="InvalidEnvelopeException">The body is a pointer that cannot be resolved
+    /// (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>): the store failed or refused, whatever it threw (a
+    /// credential provider's exception among it), or the stored data does not fit where it goes (a <c>dataref</c>
+    /// envelope's JSON data that is not JSON, text that is not UTF-8).</exception>
+    /// <exception cref="OperationCanceledException"><paramref name="cancellationToken"/> was cancelled.</exception>
     public async Task<SqsMessage> ResolveAsync(SqsMessage message, CancellationToken cancellationToken = default)
     {
         ArgumentNullException.ThrowIfNull(message);
+        try
+        {
+            return await ResolveCoreAsync(message, cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not (InvalidEnvelopeException or OperationCanceledException) && !ContentSafety.IsFatal(e))
+        {
+            throw Unavailable($"The stored payload does not fit back into its message ({e.GetType().Name}): JSON data that is not JSON, or text that is not UTF-8.", null); // what was thrown may quote the data
+        }
+        catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
+        {
+            throw Unavailable("The payload the message points to could not be resolved (the store's call was cancelled by something other than the caller).", e);
+        }
+    }
+
+    private async Task<SqsMessage> ResolveCoreAsync(SqsMessage message, CancellationToken cancellationToken)
+    {
         ReadOnlyMemory<byte> utf8 = message.Utf8Body; // a body given as text is encoded on each ask: once here
         if (PayloadPointer.SizeAttributeOf(message.MessageAttributes) is { } sizeAttribute)
         {
@@ -104,6 +126,10 @@ public sealed class PayloadResolver
         if (marked && PayloadPointer.TryRead(innerBytes, out PayloadLocation location))
         {
             payload = await FetchAsync(location, cancellationToken).ConfigureAwait(false);
+            if (!Utf8.IsValid(payload.Span))
+            {
+                throw Unavailable($"The payload at {location} is not UTF-8 text, which a notification's Message must be.", null);
+            }
         }
         else if (DataRef.TryRead(innerBytes, out PayloadLocation reference))
         {
@@ -115,7 +141,7 @@ public sealed class PayloadResolver
         }
 
         var output = new ArrayBufferWriter<byte>(payload.Length + utf8.Length + 256);
-        using (var writer = new Utf8JsonWriter(output))
+        using (var writer = new Utf8JsonWriter(output, DataRef.MinimalEscaping))
         {
             writer.WriteStartObject();
             foreach (JsonProperty member in document.RootElement.EnumerateObject())
@@ -169,6 +195,11 @@ public sealed class PayloadResolver
         {
             throw Unavailable($"The payload at {location} could not be fetched ({e.ErrorCode ?? "error"}): {e.Message}", e);
         }
+        catch (Exception e) when (e is not OperationCanceledException && !ContentSafety.IsFatal(e))
+        {
+            // A store's own code failed (a credential provider, a client's configuration): the message is unreadable this time, not the poller's failure.
+            throw Unavailable($"The payload at {location} could not be fetched: the store threw {e.GetType().FullName}.", e);
+        }
     }
 
     private static JsonDocument Parse(ReadOnlyMemory<byte> body)
@@ -188,7 +219,7 @@ public sealed class PayloadResolver
         {
             Utf8Body = body,
             MessageId = message.MessageId,
-            ReceiptHandle = message.ReceiptHandle,
+            ReceiptHandle = PayloadLocation.SqsReceiptHandle(message.ReceiptHandle), // the handler sees the handle SQS issued
             SystemAttributes = message.SystemAttributes,
             MessageAttributes = attributes,
         };

@@ -324,12 +324,15 @@ public sealed class PayloadOffloadTests
     public sealed class Handled
     {
         public ConcurrentQueue<string> Messages { get; } = new();
+
+        public ConcurrentQueue<string> ReceiptHandles { get; } = new();
     }
 
     public sealed class DocumentHandler(Handled handled) : IMessageHandler<string>
     {
         public Task HandleAsync(MessageEnvelope<string> envelope, CancellationToken cancellationToken)
         {
+            handled.ReceiptHandles.Enqueue(envelope.SqsMetadata!.ReceiptHandle);
             handled.Messages.Enqueue(envelope.Message);
             return Task.CompletedTask;
         }

@@ -54,12 +54,17 @@ internal sealed class MessageDispatcher
         SqsMessage resolved;
         try
         {
-            resolved = await payloads.ResolveAsync(message, CancellationToken.None).ConfigureAwait(false);
+            resolved = await payloads.ResolveAsync(message, stopping).ConfigureAwait(false);
         }
         catch (InvalidEnvelopeException e)
         {
             _telemetry.Received(queue, message.ReceiveCount);
             return Unreadable(message, queue, message.ReceiveCount, e);
+        }
+        catch (OperationCanceledException) when (stopping.IsCancellationRequested)
+        {
+            BusLog.ReleasedOnShutdown(_logger, message.MessageId, queue); // stopped while its payload was fetched: back at once
+            return (DispatchOutcome.Release, null);
         }
 
         return await DispatchReadAsync(resolved, queue, native, stopping).ConfigureAwait(false);

@@ -53,6 +53,6 @@ public static class LargeMessages
         .AddHandler<ScannedDocument, ScannedDocumentHandler>()
         .AddQueuePoller("documents")
         .UseAws(configuration.GetSection("Missive:Aws"))
-        .UsePayloadOffload(o => o.SizeAttributeName = "SQSLargePayloadSize") // what Java consumers up to 2.1.2 read
+        .UsePayloadOffload(o => o.Threshold = 256 * 1024) // store what is over 256 KiB, as the extended clients do
         .UseS3PayloadStore(o => o.Bucket = "documents-payloads"));
 }
