@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Diagnostics.HealthChecks;
@@ -8,9 +9,11 @@ using Missive.Bus;
 namespace Missive.HealthChecks;
 
 /// <summary>
-/// The health of publishing, from the bus's <see cref="PublishingHealth"/>: healthy until a publish fails in the
-/// transport; degraded while publishes fail with failures that may clear; unhealthy when the last failure is one no
-/// retry clears (a missing topic, refused credentials or permissions). A successful publish makes it healthy again.
+/// The health of publishing, per destination, from the bus's <see cref="PublishingHealth"/>: healthy while no
+/// destination's last publish failed (a failure counts for the window when no publish to that destination follows);
+/// degraded while some fail, naming them; the registration's failure status (unhealthy by default) when every
+/// destination published to fails with an error no retry clears (a missing topic, refused credentials or permissions).
+/// One failing destination among working ones is degraded, not unhealthy: the service still does the rest of its work.
 /// </summary>
 public sealed class PublishingHealthCheck : IHealthCheck
 {
@@ -41,21 +44,43 @@ public sealed class PublishingHealthCheck : IHealthCheck
     /// <inheritdoc />
     public Task<HealthCheckResult> CheckHealthAsync(HealthCheckContext context, CancellationToken cancellationToken = default)
     {
-        int failures = _publishing.ConsecutiveFailures;
-        var data = new Dictionary<string, object>(StringComparer.Ordinal) { ["consecutiveFailures"] = failures };
-        if (_publishing.LastErrorCode is { } code && failures > 0)
+        IReadOnlyList<PublishingDestinationHealth> destinations = _publishing.Destinations;
+        DateTimeOffset now = _clock.GetUtcNow();
+        var failing = new List<PublishingDestinationHealth>();
+        int persistent = 0;
+        foreach (PublishingDestinationHealth destination in destinations)
         {
-            data["lastErrorCode"] = code;
+            bool recent = _window == Timeout.InfiniteTimeSpan || destination.LastFailureAt is not { } at || now - at <= _window;
+            if (destination.IsFailing && recent)
+            {
+                failing.Add(destination);
+                persistent += destination.FailureKind == TransportFailureKind.Persistent ? 1 : 0;
+            }
         }
 
-        bool stale = failures > 0 && _window != Timeout.InfiniteTimeSpan && _publishing.LastFailureAt is { } at && _clock.GetUtcNow() - at > _window;
-        HealthCheckResult result = failures == 0
-            ? HealthCheckResult.Healthy("Publishing: the last publish succeeded, or none failed.", data)
-            : stale
-                ? HealthCheckResult.Healthy($"Publishing: the last failure ({_publishing.LastErrorCode}) is older than {_window}, with no publish since.", data)
-                : _publishing.IsFailingPersistently
-                    ? new HealthCheckResult(context?.Registration?.FailureStatus ?? HealthStatus.Unhealthy, $"Publishing fails with an error no retry clears ({_publishing.LastErrorCode}): {_publishing.LastError}", data: data)
-                    : HealthCheckResult.Degraded($"The last {failures} publishes failed ({_publishing.LastErrorCode}).", data: data);
-        return Task.FromResult(result);
+        var data = new Dictionary<string, object>(StringComparer.Ordinal)
+        {
+            ["destinations"] = destinations.Count,
+            ["failingDestinations"] = failing.Count,
+        };
+        foreach (PublishingDestinationHealth destination in failing)
+        {
+            data["failing:" + destination.Name] = $"{destination.ConsecutiveFailures} in a row, {destination.LastErrorCode ?? "error"} ({destination.FailureKind})";
+        }
+
+        if (failing.Count == 0)
+        {
+            List<string> stale = [.. destinations.Where(static d => d.IsFailing).Select(static d => $"'{d.Name}'")];
+            return Task.FromResult(HealthCheckResult.Healthy(
+                destinations.Count == 0 ? "Publishing: nothing published yet."
+                    : stale.Count == 0 ? "Publishing: no destination's last publish failed."
+                    : $"Publishing: the last failure to {string.Join(", ", stale)} is older than {_window}, with no publish there since.",
+                data));
+        }
+
+        string described = string.Join("; ", failing.ConvertAll(static d => $"'{d.Name}' ({d.ConsecutiveFailures} in a row, {d.LastErrorCode ?? "error"}): {d.LastError}"));
+        return Task.FromResult(persistent == destinations.Count
+            ? new HealthCheckResult(context?.Registration?.FailureStatus ?? HealthStatus.Unhealthy, $"Publishing fails to every destination with an error no retry clears: {described}", data: data)
+            : HealthCheckResult.Degraded($"Publishing fails to {failing.Count} of {destinations.Count} destinations: {described}", data: data));
     }
 }

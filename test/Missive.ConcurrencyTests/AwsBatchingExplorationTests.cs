@@ -184,7 +184,7 @@ public sealed class AwsBatchingExplorationTests(ITestOutputHelper output)
                     throw new MessageTransportException("Model: the call was refused whole") { StatusCode = 400, ErrorCode = "AccessDenied" };
                 case 2:
                     Store(entries, start, end);
-                    throw new MessageTransportException("Model: " + ModelQueues.AnswerLost) { StatusCode = 503, IsTransient = true, ErrorCode = "ServiceUnavailable" };
+                    throw new MessageTransportException("Model: " + ModelQueues.AnswerLost) { StatusCode = 503, FailureKind = TransportFailureKind.Transient, ErrorCode = "ServiceUnavailable" };
                 case 3:
                     HashSet<string> failedGroups = []; // a FIFO queue fails a group's later entries of the call after one fails
                     for (int i = start; i < end; i++)

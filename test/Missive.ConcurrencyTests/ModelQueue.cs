@@ -68,7 +68,7 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
             await Task.Yield();
             if (_random.NextInteger(8) == 0)
             {
-                throw new MessageTransportException("InternalError: the receive failed") { StatusCode = 500, IsTransient = true };
+                throw new MessageTransportException("InternalError: the receive failed") { StatusCode = 500, FailureKind = TransportFailureKind.Transient };
             }
 
             List<SqsMessage> received = Take(maxMessages);
@@ -160,7 +160,7 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         await Task.Yield();
         if (_random.NextInteger(4) == 0)
         {
-            throw new MessageTransportException("InternalError: the delete failed") { StatusCode = 500, IsTransient = true };
+            throw new MessageTransportException("InternalError: the delete failed") { StatusCode = 500, FailureKind = TransportFailureKind.Transient };
         }
 
         bool entriesFail = _random.NextInteger(4) == 0;

@@ -82,10 +82,10 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
         switch (fault)
         {
             case 1:
-                throw new MessageTransportException("InternalError: the call was refused whole") { ErrorCode = "InternalError", StatusCode = 500, IsTransient = true };
+                throw new MessageTransportException("InternalError: the call was refused whole") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient };
             case 2:
                 Store(requests);
-                throw new MessageTransportException(AnswerLost) { ErrorCode = "RequestTimeout", IsTransient = true };
+                throw new MessageTransportException(AnswerLost) { ErrorCode = "RequestTimeout", FailureKind = TransportFailureKind.Transient };
             case 3:
                 var results = new BatchEntryResult[requests.Count];
                 for (int i = 0; i < results.Length; i++)

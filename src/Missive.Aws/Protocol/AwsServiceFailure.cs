@@ -75,8 +75,7 @@ internal sealed class AwsServiceFailure : Exception
             ErrorCode = ErrorCode,
             RequestId = RequestId,
             StatusCode = StatusCode,
-            IsTransient = IsTransient,
-            IsPersistent = hint is not null,
+            FailureKind = IsTransient ? TransportFailureKind.Transient : hint is not null ? TransportFailureKind.Persistent : TransportFailureKind.Refused,
         };
     }
 }

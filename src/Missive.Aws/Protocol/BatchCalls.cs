@@ -199,7 +199,7 @@ internal static class BatchCalls
             ErrorCode = e.ErrorCode,
             RequestId = e.RequestId,
             StatusCode = e.StatusCode,
-            IsTransient = e.IsTransient,
+            FailureKind = e.FailureKind,
         };
     }
 
@@ -223,7 +223,7 @@ internal static class BatchCalls
             : $"{operation}: cancelled before the call for this entry: it was not sent.")
         {
             ErrorCode = underWay ? CancelledUnderWayCode : CancelledCode,
-            IsTransient = true,
+            FailureKind = TransportFailureKind.Transient,
         };
 
     private static MessageTransportException GroupFailedEarlier(string operation, string group)

@@ -16,9 +16,14 @@ internal readonly record struct SdkFailure(SdkFailureKind Kind, string Code, int
     public bool IsTransient => Kind is SdkFailureKind.NoAnswer or SdkFailureKind.Connection
         || (Kind == SdkFailureKind.Service && (Status >= 500 || AwsErrorCodes.IsTransient(Code, Status) || AwsErrorCodes.IsThrottling(Code, Status)));
 
-    /// <summary>An operator must act (permissions, configuration, credentials); <paramref name="alsoPersistent"/> adds a service's own codes.</summary>
-    public bool IsPersistent(Func<string, bool>? alsoPersistent = null) => Kind == SdkFailureKind.ClientConfiguration
-        || (Kind == SdkFailureKind.Service && !IsTransient && (AwsErrorHints.IsPersistent(Code) || alsoPersistent?.Invoke(Code) == true));
+    /// <summary>
+    /// Transient as <see cref="IsTransient"/> says; persistent when an operator must act (permissions, configuration,
+    /// credentials; <paramref name="alsoPersistent"/> adds a service's own codes); else this call was refused.
+    /// </summary>
+    public TransportFailureKind FailureKind(Func<string, bool>? alsoPersistent = null)
+        => IsTransient ? TransportFailureKind.Transient
+            : Kind == SdkFailureKind.ClientConfiguration || (Kind == SdkFailureKind.Service && (AwsErrorHints.IsPersistent(Code) || alsoPersistent?.Invoke(Code) == true)) ? TransportFailureKind.Persistent
+            : TransportFailureKind.Refused;
 
     /// <summary>
     /// Classifies <paramref name="e"/>. A service error without a code (an answer without a body) gets

@@ -185,7 +185,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
             long length = response.ContentLength;
             if (length > maxLength)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Persistent };
             }
 
             using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -196,11 +196,11 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
             }
             catch (Exception e) when (e is IOException or HttpRequestException or AmazonClientException)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the download broke off ({e.Message}).", e) { ErrorCode = "IncompleteBody", IsTransient = true };
+                throw new MessageTransportException($"S3 GetObject of {location}: the download broke off ({e.Message}).", e) { ErrorCode = "IncompleteBody", FailureKind = TransportFailureKind.Transient };
             }
             catch (OperationCanceledException e) when (!cancellationToken.IsCancellationRequested)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the download did not end within {_readTimeout}.", e) { ErrorCode = "RequestTimeout", IsTransient = true };
+                throw new MessageTransportException($"S3 GetObject of {location}: the download did not end within {_readTimeout}.", e) { ErrorCode = "RequestTimeout", FailureKind = TransportFailureKind.Transient };
             }
         }
     }
@@ -274,7 +274,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
     {
         if (!IsValidBucketName(location.Bucket))
         {
-            throw new MessageTransportException($"S3 {operation}: the bucket named in the message ('{Printable(location.Bucket)}') breaks S3's bucket naming rules; nothing was requested.") { ErrorCode = "InvalidBucketName", IsPersistent = true };
+            throw new MessageTransportException($"S3 {operation}: the bucket named in the message ('{Printable(location.Bucket)}') breaks S3's bucket naming rules; nothing was requested.") { ErrorCode = "InvalidBucketName", FailureKind = TransportFailureKind.Persistent };
         }
 
         CheckKey(location, operation);
@@ -284,7 +284,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
     {
         if (!location.HasSafeKey)
         {
-            throw new MessageTransportException($"S3 {operation}: the key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes); nothing was requested.") { ErrorCode = "InvalidKey", IsPersistent = true };
+            throw new MessageTransportException($"S3 {operation}: the key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes); nothing was requested.") { ErrorCode = "InvalidKey", FailureKind = TransportFailureKind.Persistent };
         }
     }
 
@@ -311,7 +311,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
                 int n = await body.ReadAsync(payload.AsMemory(read), cancellationToken).ConfigureAwait(false);
                 if (n == 0)
                 {
-                    throw new MessageTransportException($"S3 GetObject of {location}: the download ended after {read} of {length} bytes.") { ErrorCode = "IncompleteBody", IsTransient = true };
+                    throw new MessageTransportException($"S3 GetObject of {location}: the download ended after {read} of {length} bytes.") { ErrorCode = "IncompleteBody", FailureKind = TransportFailureKind.Transient };
                 }
 
                 read += n;
@@ -327,7 +327,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         {
             if (unknown.Length + got > maxLength)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", IsPersistent = true };
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Persistent };
             }
 
             unknown.Write(chunk, 0, got);
@@ -363,20 +363,19 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
                     ErrorCode = failure.Code,
                     RequestId = failure.RequestId,
                     StatusCode = failure.Status,
-                    IsTransient = failure.IsTransient,
-                    IsPersistent = failure.IsPersistent(static code => code is "NoSuchKey" or "NoSuchBucket"),
+                    FailureKind = failure.FailureKind(static code => code is "NoSuchKey" or "NoSuchBucket"),
                 };
             case SdkFailureKind.ClientConfiguration:
                 return new MessageTransportException($"S3 {operation} of {location}: the S3 client failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain). {where}", e)
                 {
                     ErrorCode = failure.Code,
-                    IsPersistent = true,
+                    FailureKind = TransportFailureKind.Persistent,
                 };
             default:
                 return new MessageTransportException($"S3 {operation} of {location} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)}. {where}", e)
                 {
                     ErrorCode = failure.Code,
-                    IsTransient = failure.IsTransient,
+                    FailureKind = failure.FailureKind(),
                 };
         }
     }

@@ -305,20 +305,19 @@ internal sealed class SdkSqsClient : ISqsOperations
                     ErrorCode = failure.Code,
                     RequestId = failure.RequestId,
                     StatusCode = failure.Status,
-                    IsTransient = failure.IsTransient,
-                    IsPersistent = failure.IsPersistent(SqsClient.IsNonExistentQueue),
+                    FailureKind = failure.FailureKind(SqsClient.IsNonExistentQueue),
                 };
             case SdkFailureKind.ClientConfiguration:
                 return new MessageTransportException($"SQS {operation} on {resource}: the application's IAmazonSQS failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain).", e)
                 {
                     ErrorCode = failure.Code,
-                    IsPersistent = true,
+                    FailureKind = TransportFailureKind.Persistent,
                 };
             case SdkFailureKind.NoAnswer or SdkFailureKind.Connection:
                 return new MessageTransportException($"SQS {operation} on {resource} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)} (the application's IAmazonSQS, {_site.Endpoint.GetLeftPart(UriPartial.Authority)}).", e)
                 {
                     ErrorCode = failure.Code,
-                    IsTransient = true,
+                    FailureKind = TransportFailureKind.Transient,
                 };
             default:
                 // The SDK's own MD5 check of an answer throws AmazonSQSException without code or status: the call reached SQS.

@@ -36,13 +36,18 @@ public sealed class MessageTransportException : MissiveException
     /// <summary>Gets the HTTP status of the service's answer, or <c>null</c> when there was none (a connection failure or a local refusal).</summary>
     public int? StatusCode { get; init; }
 
-    /// <summary>Gets whether the failure is transient (throttling, a server error, a timeout or a lost connection): the same call may succeed later.</summary>
-    public bool IsTransient { get; init; }
-
     /// <summary>
-    /// Gets whether no retry will clear the failure: a queue, topic or bus that does not exist, credentials the service
-    /// refuses, a permission or a KMS key missing. An operator must act; the message says what to check. A poller facing
-    /// such a failure logs it once at Error, keeps trying at its longest interval, and reports it to its health check.
+    /// Gets what the failure says about trying again: the same call may succeed later
+    /// (<see cref="TransportFailureKind.Transient"/>), no retry clears it until an operator acts
+    /// (<see cref="TransportFailureKind.Persistent"/>), or this call alone was refused
+    /// (<see cref="TransportFailureKind.Refused"/>, the default). A poller facing a persistent failure logs it once at
+    /// Error, keeps trying at its longest interval, and reports it to its health check.
     /// </summary>
-    public bool IsPersistent { get; init; }
+    public TransportFailureKind FailureKind { get; init; }
+
+    /// <summary>Gets whether <see cref="FailureKind"/> is <see cref="TransportFailureKind.Transient"/>: the same call may succeed later.</summary>
+    public bool IsTransient => FailureKind == TransportFailureKind.Transient;
+
+    /// <summary>Gets whether <see cref="FailureKind"/> is <see cref="TransportFailureKind.Persistent"/>: an operator must act; the message says what to check.</summary>
+    public bool IsPersistent => FailureKind == TransportFailureKind.Persistent;
 }

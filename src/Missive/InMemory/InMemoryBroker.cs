@@ -114,7 +114,7 @@ public sealed class InMemoryBroker : IMessageTransport
     /// <returns>The queue.</returns>
     /// <exception cref="MessageTransportException">No queue has that name.</exception>
     public InMemoryQueue GetQueue(string name)
-        => _queues.TryGetValue(name, out InMemoryQueue? queue) ? queue : throw new MessageTransportException($"The queue '{name}' does not exist.");
+        => _queues.TryGetValue(name, out InMemoryQueue? queue) ? queue : throw new MessageTransportException($"The queue '{name}' does not exist.") { ErrorCode = "AWS.SimpleQueueService.NonExistentQueue", FailureKind = TransportFailureKind.Persistent };
 
     /// <summary>Whether a queue of that name exists.</summary>
     internal bool HasQueue(string name) => _queues.ContainsKey(name);
@@ -264,7 +264,7 @@ public sealed class InMemoryBroker : IMessageTransport
         cancellationToken.ThrowIfCancellationRequested();
         if (!_buses.TryGetValue(entry.EventBusName, out List<Rule>? rules))
         {
-            throw new MessageTransportException($"The event bus '{entry.EventBusName}' does not exist.");
+            throw new MessageTransportException($"The event bus '{entry.EventBusName}' does not exist.") { ErrorCode = "ResourceNotFoundException", FailureKind = TransportFailureKind.Persistent };
         }
 
         if (!EventBridgeEventFormat.IsJsonObject(entry.Detail))
@@ -328,7 +328,7 @@ public sealed class InMemoryBroker : IMessageTransport
     private static readonly Dictionary<string, MessageAttributeValue> EmptyAttributes = [];
 
     private Topic GetTopic(string nameOrArn)
-        => _topics.TryGetValue(TopicName(nameOrArn), out Topic? topic) ? topic : throw new MessageTransportException($"The topic '{nameOrArn}' does not exist.");
+        => _topics.TryGetValue(TopicName(nameOrArn), out Topic? topic) ? topic : throw new MessageTransportException($"The topic '{nameOrArn}' does not exist.") { ErrorCode = "NotFound", FailureKind = TransportFailureKind.Persistent };
 
     private static string TopicName(string nameOrArn)
         => nameOrArn.StartsWith("arn:", StringComparison.Ordinal) ? nameOrArn[(nameOrArn.LastIndexOf(':') + 1)..] : nameOrArn;

@@ -225,7 +225,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
         if (attributes.Count >= SqsRules.MaxMessageAttributes)
         {
-            throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", IsPersistent = true };
+            throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", FailureKind = TransportFailureKind.Persistent };
         }
 
         PayloadLocation location = await _store.PutAsync(body, cancellationToken).ConfigureAwait(false);
@@ -416,7 +416,6 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
             ErrorCode = e.ErrorCode,
             RequestId = e.RequestId,
             StatusCode = e.StatusCode,
-            IsTransient = e.IsTransient,
-            IsPersistent = e.IsPersistent,
+            FailureKind = e.FailureKind,
         };
 }

@@ -176,7 +176,7 @@ public sealed class BatchGathererTests
 
             if (number == FailCall)
             {
-                throw new MessageTransportException("the call failed") { StatusCode = 500, IsTransient = true };
+                throw new MessageTransportException("the call failed") { StatusCode = 500, FailureKind = TransportFailureKind.Transient };
             }
 
             return requests.Select((r, i) => BatchEntryResult.Success(i, "id-" + r.Body)).ToArray();

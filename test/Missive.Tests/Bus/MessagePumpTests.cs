@@ -333,7 +333,7 @@ public sealed class MessagePumpTests
         public override Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queueName, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout = null, CancellationToken cancellationToken = default)
         {
             Interlocked.Increment(ref _calls);
-            throw new MessageTransportException("Simulated: the endpoint cannot be reached.") { IsTransient = true };
+            throw new MessageTransportException("Simulated: the endpoint cannot be reached.") { FailureKind = TransportFailureKind.Transient };
         }
     }
 

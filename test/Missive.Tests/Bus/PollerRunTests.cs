@@ -192,7 +192,7 @@ public sealed class PollerRunTests
 
             if (count <= FailFirst)
             {
-                throw new MessageTransportException("scripted: the receive failed") { IsTransient = true, ErrorCode = "ServiceUnavailable" };
+                throw new MessageTransportException("scripted: the receive failed") { FailureKind = TransportFailureKind.Transient, ErrorCode = "ServiceUnavailable" };
             }
 
             if (HoldSecond && count == 2)

@@ -90,7 +90,7 @@ public sealed class HealthCheckTests
         await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
         HealthReportEntry unhealthy = (await health.CheckHealthAsync()).Entries["missive-publishing"];
         Assert.Equal(HealthStatus.Unhealthy, unhealthy.Status);
-        Assert.Equal(2, unhealthy.Data["consecutiveFailures"]);
+        Assert.Equal("2 in a row, AWS.SimpleQueueService.NonExistentQueue (Persistent)", unhealthy.Data["failing:billing"]);
 
         transport.Failure = null;
         await publisher.PublishAsync(Orders.Create(1));
@@ -108,7 +108,7 @@ public sealed class HealthCheckTests
         HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
         IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
 
-        transport.Failure = static () => new MessageTransportException("SQS SendMessage to 'billing': the message is over the queue's limit.") { ErrorCode = "EntryTooLarge", IsPersistent = true };
+        transport.Failure = static () => new MessageTransportException("SQS SendMessage to 'billing': the message is over the queue's limit.") { ErrorCode = "EntryTooLarge" }; // refused alone, as the transports refuse it
         await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(1)));
         Assert.Equal(HealthStatus.Healthy, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status); // the message's fault, not the service's
 
@@ -120,6 +120,51 @@ public sealed class HealthCheckTests
         HealthReportEntry later = (await health.CheckHealthAsync()).Entries["missive-publishing"];
         Assert.Equal(HealthStatus.Healthy, later.Status);
         Assert.Contains("older than", later.Description, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task OneFailingDestination_AmongWorkingOnes_IsDegradedAndNamed_AndEveryOneFailing_IsUnhealthy()
+    {
+        var clock = new FakeTimeProvider();
+        var broker = new InMemoryBroker(clock);
+        broker.CreateQueue("billing");
+        broker.CreateQueue("audit");
+        var transport = new FailingTransport(broker) { FailingQueue = "audit" };
+        HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton<IMessageTransport>(transport);
+        builder.Services.AddSingleton<TimeProvider>(clock);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .AddMessageType<string>("audit.line")
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddSqsPublisher<Order>("billing")
+            .AddSqsPublisher<string>("audit"));
+        builder.Services.AddHealthChecks().AddMessageBusChecks();
+        using IHost host = builder.Build();
+        HealthCheckService health = host.Services.GetRequiredService<HealthCheckService>();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+
+        await publisher.PublishAsync(Orders.Create(1));
+        transport.Failure = Persistent;
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync("line 1"));
+        await publisher.PublishAsync(Orders.Create(2)); // billing still works
+
+        HealthReportEntry some = (await health.CheckHealthAsync()).Entries["missive-publishing"];
+        Assert.Equal(HealthStatus.Degraded, some.Status);
+        Assert.Contains("1 of 2 destinations", some.Description, StringComparison.Ordinal);
+        Assert.Contains("'audit' (1 in a row", some.Description, StringComparison.Ordinal);
+        Assert.DoesNotContain("'billing' (", some.Description, StringComparison.Ordinal);
+        PublishingDestinationHealth audit = host.Services.GetRequiredService<MessageBusHealth>().Publishing.Destinations.Single(d => d.Name == "audit");
+        Assert.Equal((1, TransportFailureKind.Persistent), (audit.ConsecutiveFailures, audit.FailureKind));
+
+        transport.FailingQueue = null; // now every destination fails
+        await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(3)));
+        Assert.Equal(HealthStatus.Unhealthy, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status);
+
+        transport.Failure = null;
+        await publisher.PublishAsync("line 2");
+        Assert.Equal(HealthStatus.Degraded, (await health.CheckHealthAsync()).Entries["missive-publishing"].Status); // billing still fails
     }
 
     [Fact]
@@ -173,10 +218,10 @@ public sealed class HealthCheckTests
     }
 
     private static MessageTransportException Persistent()
-        => new("SQS ReceiveMessage on queue 'billing' failed: AWS.SimpleQueueService.NonExistentQueue (HTTP 400): The specified queue does not exist.") { ErrorCode = "AWS.SimpleQueueService.NonExistentQueue", StatusCode = 400, IsPersistent = true };
+        => new("SQS ReceiveMessage on queue 'billing' failed: AWS.SimpleQueueService.NonExistentQueue (HTTP 400): The specified queue does not exist.") { ErrorCode = "AWS.SimpleQueueService.NonExistentQueue", StatusCode = 400, FailureKind = TransportFailureKind.Persistent };
 
     private static MessageTransportException Transient()
-        => new("SQS ReceiveMessage on queue 'billing' failed: ServiceUnavailable (HTTP 503).") { ErrorCode = "ServiceUnavailable", StatusCode = 503, IsTransient = true };
+        => new("SQS ReceiveMessage on queue 'billing' failed: ServiceUnavailable (HTTP 503).") { ErrorCode = "ServiceUnavailable", StatusCode = 503, FailureKind = TransportFailureKind.Transient };
 
     private static IHost Host(IMessageTransport transport, FakeTimeProvider clock, CapturingLoggerProvider logs, Action<Missive.HealthChecks.MessageBusHealthCheckOptions>? checks = null)
     {
@@ -221,7 +266,10 @@ public sealed class HealthCheckTests
             return Failure is { } failure ? Task.FromException<IReadOnlyList<SqsMessage>>(failure()) : base.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
         }
 
+        /// <summary>Gets or sets the one queue whose sends fail, or <c>null</c> for every queue.</summary>
+        public string? FailingQueue { get; set; }
+
         public override Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
-            => Failure is { } failure ? Task.FromException<string>(failure()) : base.SendAsync(request, cancellationToken);
+            => Failure is { } failure && (FailingQueue is null || FailingQueue == request.QueueName) ? Task.FromException<string>(failure()) : base.SendAsync(request, cancellationToken);
     }
 }

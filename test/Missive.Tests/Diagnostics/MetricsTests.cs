@@ -115,10 +115,10 @@ public sealed class MetricsTests
         listener.SetMeasurementEventCallback<double>((instrument, value, tags, _) => measurements.Enqueue((instrument.Name, value, ToDictionary(tags))));
         listener.Start();
 
-        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "AuthorizationError", IsPersistent = true });
-        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("unavailable") { ErrorCode = "InternalError", IsTransient = true });
+        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "AuthorizationError", FailureKind = TransportFailureKind.Persistent });
+        telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new MessageTransportException("unavailable") { ErrorCode = "InternalError", FailureKind = TransportFailureKind.Transient });
         telemetry.Published("aws_sns", "publish", "orders", "t", -1, TimeSpan.Zero, new InvalidOperationException("a bug"));
-        telemetry.ReceiveCalled("orders", TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "ConnectionFailure", IsTransient = true });
+        telemetry.ReceiveCalled("orders", TimeSpan.Zero, new MessageTransportException("refused") { ErrorCode = "ConnectionFailure", FailureKind = TransportFailureKind.Transient });
 
         Assert.Equal(["AuthorizationError", "InternalError", typeof(InvalidOperationException).FullName], Of(measurements, "messaging.client.sent.messages").Select(m => (string?)m.Tags["error.type"]));
         Assert.Contains(Of(measurements, "messaging.client.operation.duration"), m => (string?)m.Tags["error.type"] == "ConnectionFailure" && (string?)m.Tags["messaging.operation.name"] == "receive");

@@ -364,7 +364,7 @@ public sealed class PayloadOffloadTests
     private sealed class RefusingTransport : IMessageTransport
     {
         public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
-            => throw new MessageTransportException("SQS SendMessage failed: HTTP 503.") { ErrorCode = "ServiceUnavailable", IsTransient = true };
+            => throw new MessageTransportException("SQS SendMessage failed: HTTP 503.") { ErrorCode = "ServiceUnavailable", FailureKind = TransportFailureKind.Transient };
 
         public Task<string> PublishAsync(SnsPublishRequest request, CancellationToken cancellationToken = default) => throw new NotSupportedException();
 

@@ -247,7 +247,7 @@ public sealed class SoakTests
             if (Roll(0.02))
             {
                 Interlocked.Increment(ref _failedReceives);
-                throw new MessageTransportException("Simulated receive failure.") { IsTransient = true };
+                throw new MessageTransportException("Simulated receive failure.") { FailureKind = TransportFailureKind.Transient };
             }
 
             return inner.ReceiveAsync(queueName, maxMessages, waitTime, visibilityTimeout, cancellationToken);
@@ -258,7 +258,7 @@ public sealed class SoakTests
             if (Roll(0.01))
             {
                 Interlocked.Increment(ref _failedDeletes);
-                throw new MessageTransportException("Simulated delete failure.") { IsTransient = true };
+                throw new MessageTransportException("Simulated delete failure.") { FailureKind = TransportFailureKind.Transient };
             }
 
             return inner.DeleteAsync(queueName, receiptHandle, cancellationToken);

@@ -100,7 +100,7 @@ internal sealed class BatchGatherer : IDisposable
             pending.Result.TrySetException(new MessageTransportException(result.ErrorMessage!, earlier)
             {
                 ErrorCode = result.ErrorCode,
-                IsTransient = (earlier as MessageTransportException)?.IsTransient ?? false,
+                FailureKind = (earlier as MessageTransportException)?.FailureKind ?? TransportFailureKind.Refused,
             });
             return;
         }

@@ -21,17 +21,17 @@ internal static class BatchResults
 
     /// <summary>The result of an entry whose call was abandoned at its deadline.</summary>
     public static BatchEntryResult TimedOut(int index, TimeSpan deadline)
-        => BatchEntryResult.Failure(index, new MessageTransportException($"The call carrying this entry did not answer within {deadline.TotalSeconds:0.###} s and was abandoned: the service may have taken it.") { ErrorCode = TimedOutCode, IsTransient = true }, BatchEntryOutcome.Unknown);
+        => BatchEntryResult.Failure(index, new MessageTransportException($"The call carrying this entry did not answer within {deadline.TotalSeconds:0.###} s and was abandoned: the service may have taken it.") { ErrorCode = TimedOutCode, FailureKind = TransportFailureKind.Transient }, BatchEntryOutcome.Unknown);
 
     /// <summary>The result of an entry the transport's answer left out.</summary>
     public static BatchEntryResult NoAnswer(int index)
-        => BatchEntryResult.Failure(index, new MessageTransportException("The transport's batch call gave no result for this entry: the service may have taken it.") { ErrorCode = "NoAnswer", IsTransient = true }, BatchEntryOutcome.Unknown);
+        => BatchEntryResult.Failure(index, new MessageTransportException("The transport's batch call gave no result for this entry: the service may have taken it.") { ErrorCode = "NoAnswer", FailureKind = TransportFailureKind.Transient }, BatchEntryOutcome.Unknown);
 
     /// <summary>The result of an entry whose call threw <paramref name="failure"/>.</summary>
     public static BatchEntryResult CallFailed(int index, Exception failure)
         => failure is MessageTransportException transport
             ? BatchEntryResult.Failure(index, transport)
-            : BatchEntryResult.Failure(index, new MessageTransportException($"The call carrying this entry failed ({failure.GetType().Name}): the service may have taken it.", failure) { ErrorCode = "CallFailed", IsTransient = true }, BatchEntryOutcome.Unknown);
+            : BatchEntryResult.Failure(index, new MessageTransportException($"The call carrying this entry failed ({failure.GetType().Name}): the service may have taken it.", failure) { ErrorCode = "CallFailed", FailureKind = TransportFailureKind.Transient }, BatchEntryOutcome.Unknown);
 
     /// <summary>The result of an entry not sent because an earlier entry of its ordering group failed.</summary>
     public static BatchEntryResult GroupFailedEarlier(int index, object group, BatchEntryResult earlier)

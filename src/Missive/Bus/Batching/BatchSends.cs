@@ -129,7 +129,7 @@ internal static class BatchSends
             : $"{what} ({result.ErrorCode}): {result.ErrorMessage}{advice}")
         {
             ErrorCode = result.ErrorCode,
-            IsTransient = result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown,
+            FailureKind = result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown ? TransportFailureKind.Transient : TransportFailureKind.Refused,
         };
     }
 
@@ -137,7 +137,7 @@ internal static class BatchSends
         => new($"This entry's outcome is unknown: {why}, so the service may have taken it.")
         {
             ErrorCode = "OutcomeUnknown",
-            IsTransient = true,
+            FailureKind = TransportFailureKind.Transient,
         };
 
     private static Task<IReadOnlyList<BatchEntryResult>> CallKindAsync(IMessageTransport transport, IReadOnlyList<Pending> entries, List<int> positions, int kind, CancellationToken cancellationToken)

@@ -1,117 +1,90 @@
 using System;
+using System.Collections.Concurrent;
+using System.Collections.Generic;
+using System.Threading;
 
 namespace Missive.Bus;
 
 /// <summary>
-/// What the publisher reports about its sends, for health checks and dashboards: its failures in a row, the last one's
-/// error code and whether no retry clears it. A successful send resets it. No message content is ever in it.
+/// What the publisher reports about its sends, per destination (queue, topic or event bus), for health checks and
+/// dashboards: the failures in a row, the last one's error code and kind, and when it happened. A successful send to a
+/// destination clears it. A failure of one call alone (<see cref="TransportFailureKind.Refused"/>: a message over its
+/// size limit, a parameter the service rejects) says nothing about the service or the configuration and is not
+/// counted. No message content is ever in it.
 /// </summary>
 public sealed class PublishingHealth
 {
-    private readonly object _gate = new();
-    private int _consecutiveFailures;
-    private string? _lastErrorCode;
-    private string? _lastError;
-    private bool _persistent;
-    private DateTimeOffset? _lastFailureAt;
+    private readonly ConcurrentDictionary<string, Destination> _destinations = new(StringComparer.Ordinal);
 
     internal PublishingHealth()
     {
     }
 
-    /// <summary>Gets how many publishes in a row have failed in the transport (zero once one succeeds).</summary>
-    public int ConsecutiveFailures
+    /// <summary>Gets every destination published to, its state as of now, in the order of their names.</summary>
+    public IReadOnlyList<PublishingDestinationHealth> Destinations
     {
         get
         {
-            lock (_gate)
+            var all = new List<PublishingDestinationHealth>(_destinations.Count);
+            foreach (KeyValuePair<string, Destination> entry in _destinations)
             {
-                return _consecutiveFailures;
+                all.Add(entry.Value.Snapshot(entry.Key));
             }
+
+            all.Sort(static (a, b) => string.CompareOrdinal(a.Name, b.Name));
+            return all;
         }
     }
 
-    /// <summary>Gets whether the last failure is one no retry clears (a missing topic, refused credentials or permissions).</summary>
-    public bool IsFailingPersistently
+    /// <summary>A send to <paramref name="destination"/> succeeded: one lookup and one read when nothing failed there before.</summary>
+    internal void Succeeded(string destination)
     {
-        get
-        {
-            lock (_gate)
-            {
-                return _consecutiveFailures > 0 && _persistent;
-            }
-        }
-    }
-
-    /// <summary>Gets the error code of the last failed publish, or <c>null</c>.</summary>
-    public string? LastErrorCode
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _lastErrorCode;
-            }
-        }
-    }
-
-    /// <summary>Gets what the last failed publish's transport said (never message content), or <c>null</c>.</summary>
-    public string? LastError
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _lastError;
-            }
-        }
-    }
-
-    /// <summary>Gets when the last publish failed in the transport, or <c>null</c>.</summary>
-    public DateTimeOffset? LastFailureAt
-    {
-        get
-        {
-            lock (_gate)
-            {
-                return _lastFailureAt;
-            }
-        }
-    }
-
-    /// <summary>A send succeeded: cheap when nothing failed before (one read).</summary>
-    internal void Succeeded()
-    {
-        if (System.Threading.Volatile.Read(ref _consecutiveFailures) == 0)
+        Destination state = _destinations.GetOrAdd(destination, static _ => new Destination());
+        if (Volatile.Read(ref state.ConsecutiveFailures) == 0)
         {
             return;
         }
 
-        lock (_gate)
+        lock (state)
         {
-            _consecutiveFailures = 0;
-            _persistent = false;
+            state.ConsecutiveFailures = 0;
         }
     }
 
-    /// <summary>
-    /// A send failed in the transport at <paramref name="at"/>. A failure of the message itself (over the destination's
-    /// size limit) says nothing of the service or its configuration and is not counted.
-    /// </summary>
-    internal void Failed(MessageTransportException error, DateTimeOffset at)
+    /// <summary>A send to <paramref name="destination"/> failed in the transport at <paramref name="at"/>; a refusal of that call alone is not counted.</summary>
+    internal void Failed(string destination, MessageTransportException error, DateTimeOffset at)
     {
-        if (error.ErrorCode == "EntryTooLarge")
+        if (error.FailureKind == TransportFailureKind.Refused)
         {
             return;
         }
 
-        lock (_gate)
+        Destination state = _destinations.GetOrAdd(destination, static _ => new Destination());
+        lock (state)
         {
-            _consecutiveFailures++;
-            _lastErrorCode = error.ErrorCode;
-            _lastError = error.Message;
-            _persistent = error.IsPersistent;
-            _lastFailureAt = at;
+            state.ConsecutiveFailures++;
+            state.Kind = error.FailureKind;
+            state.LastErrorCode = error.ErrorCode;
+            state.LastError = error.Message;
+            state.LastFailureAt = at;
+        }
+    }
+
+    /// <summary>One destination's state; its fields change under its own lock.</summary>
+    private sealed class Destination
+    {
+        public int ConsecutiveFailures;
+        public TransportFailureKind Kind;
+        public string? LastErrorCode;
+        public string? LastError;
+        public DateTimeOffset? LastFailureAt;
+
+        public PublishingDestinationHealth Snapshot(string name)
+        {
+            lock (this)
+            {
+                return new PublishingDestinationHealth(name, ConsecutiveFailures, Kind, LastErrorCode, LastError, LastFailureAt);
+            }
         }
     }
 }

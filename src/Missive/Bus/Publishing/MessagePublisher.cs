@@ -332,14 +332,14 @@ internal sealed class MessagePublisher : IMessagePublisher, IDisposable
 
             activity?.SetTag(MessagingConventions.MessageId, messageId);
             _telemetry.Published(system, operation, route.Target, envelope.Type, MeasuredSize(size), Stopwatch.GetElapsedTime(started), null);
-            _health.Succeeded();
+            _health.Succeeded(route.Target);
             return messageId;
         }
         catch (Exception e)
         {
             if (e is MessageTransportException failed)
             {
-                _health.Failed(failed, _timeProvider.GetUtcNow());
+                _health.Failed(route.Target, failed, _timeProvider.GetUtcNow());
             }
 
             BusTelemetry.Fail(activity, e, _logContent);

@@ -127,4 +127,33 @@ public sealed class AwsErrorHintTests
         Assert.DoesNotContain("Check that", error.Message, StringComparison.Ordinal);
         Assert.Equal(2, handler.Requests.Count);
     }
+
+    [Theory]
+    [InlineData("built-in", HttpStatusCode.BadRequest, "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", TransportFailureKind.Persistent)]
+    [InlineData("built-in", HttpStatusCode.ServiceUnavailable, "com.amazonaws.sqs#ServiceUnavailable", "ServiceUnavailable", TransportFailureKind.Transient)]
+    [InlineData("built-in", HttpStatusCode.BadRequest, "com.amazonaws.sqs#InvalidParameterValue", "InvalidParameterValue", TransportFailureKind.Refused)]
+    [InlineData("sdk", HttpStatusCode.BadRequest, "com.amazonaws.sqs#QueueDoesNotExist", "AWS.SimpleQueueService.NonExistentQueue", TransportFailureKind.Persistent)]
+    [InlineData("sdk", HttpStatusCode.ServiceUnavailable, "com.amazonaws.sqs#ServiceUnavailable", "ServiceUnavailable", TransportFailureKind.Transient)]
+    [InlineData("sdk", HttpStatusCode.BadRequest, "com.amazonaws.sqs#InvalidParameterValue", "InvalidParameterValue", TransportFailureKind.Refused)]
+    public async Task EveryFailure_HasOneKind_AndTheFlagsReadIt(string client, HttpStatusCode status, string type, string queryCode, TransportFailureKind expected)
+    {
+        var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(status, $"{{\"__type\":\"{type}\",\"message\":\"refused\"}}", QueryError(queryCode)) };
+        using AwsTransport transport = client == "built-in"
+            ? Transport(handler, o => o.MaxAttempts = 1)
+            : SdkTransport(handler);
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "billing", Body = "{}" }));
+
+        Assert.Equal(expected, error.FailureKind);
+        Assert.Equal(expected == TransportFailureKind.Transient, error.IsTransient);
+        Assert.Equal(expected == TransportFailureKind.Persistent, error.IsPersistent);
+    }
+
+    private static AwsTransport SdkTransport(RecordingHandler handler)
+    {
+        var sdk = new Amazon.SQS.AmazonSQSClient(AwsEmulator.Credentials, new Amazon.SQS.AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
+        options.QueueUrls["billing"] = new Uri(QueueUrl + "billing-prod");
+        return new AwsTransport(options);
+    }
 }

@@ -26,7 +26,7 @@ public sealed class BatchCallsTests
                 calls.Add([.. list.Skip(start).Take(end - start).Select(e => e.Id)]);
                 if (failing.Contains(calls.Count))
                 {
-                    throw new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, IsTransient = true };
+                    throw new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient };
                 }
 
                 for (int i = start; i < end; i++)

@@ -10,6 +10,8 @@ using Missive.Aws;
 using Missive.Offload;
 using Missive.Transport;
 
+using Missive.Tests.Infrastructure;
+
 namespace Missive.Tests.Aws.Unit;
 
 /// <summary>The S3 store's checks before any request, its endpoint order, and an application's own client.</summary>
@@ -177,8 +179,10 @@ public sealed class S3PayloadStoreUnitTests
         await transport.DeleteAsync("docs", Marked("partner-payloads", "k2", "r2"));
         await transport.DeleteAsync("docs", Marked("missive-payloads", "k3", "r3"));
 
+        await BusTestHost.WaitUntil(() => transport.PayloadDeletesUnderWay == 0); // payload deletes follow their messages'
+
         Assert.Equal(["r1", "r2", "r3"], inner.Deleted); // every message deleted
-        Assert.Equal(["s3://partner-payloads/k2", "s3://missive-payloads/k3"], store.Deleted); // only allowed buckets' payloads
+        Assert.Equal(["s3://missive-payloads/k3", "s3://partner-payloads/k2"], store.Deleted.Order(StringComparer.Ordinal)); // only allowed buckets' payloads
     }
 
     private static string Marked(string bucket, string key, string handle) => "-..s3BucketName..-" + bucket + "-..s3BucketName..-" + "-..s3Key..-" + key + "-..s3Key..-" + handle;
@@ -199,7 +203,10 @@ public sealed class S3PayloadStoreUnitTests
 
         public Task DeleteAsync(PayloadLocation location, CancellationToken cancellationToken = default)
         {
-            Deleted.Add(location.ToString());
+            lock (Deleted)
+            {
+                Deleted.Add(location.ToString());
+            }
             return Task.CompletedTask;
         }
     }
