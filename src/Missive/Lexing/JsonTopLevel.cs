@@ -89,6 +89,7 @@ internal static class JsonTopLevel
         4 when name.SequenceEqual("time"u8) => TopLevelNames.Time,
         6 when name.SequenceEqual("detail"u8) => TopLevelNames.Detail,
         6 when name.SequenceEqual("source"u8) => TopLevelNames.Source,
+        7 when name.SequenceEqual("Records"u8) => TopLevelNames.Records,
         8 when name.SequenceEqual("TopicArn"u8) => TopLevelNames.TopicArn,
         9 when name.SequenceEqual("MessageId"u8) => TopLevelNames.MessageId,
         11 when name.SequenceEqual("specversion"u8) => TopLevelNames.SpecVersion,

@@ -15,6 +15,7 @@ internal enum TopLevelNames
     DetailType = 32,
     Source = 64,
     Time = 128,
+    Records = 256,
 
     /// <summary>The names an SNS notification (or control message) has.</summary>
     SnsNotification = Type | MessageId | TopicArn,

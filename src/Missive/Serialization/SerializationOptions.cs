@@ -83,7 +83,8 @@ public sealed class SerializationOptions
 
     /// <summary>
     /// Gets or sets the largest envelope (in bytes) a serializer reads; larger input is rejected
-    /// before it is parsed. Default <see cref="DefaultMaxEnvelopeSize"/>.
+    /// before it is parsed. Default <see cref="DefaultMaxEnvelopeSize"/>. It limits reading only: what is sent is
+    /// checked against its destination's limit by the transport.
     /// </summary>
     public int MaxEnvelopeSize
     {

@@ -36,8 +36,9 @@ public sealed partial class InboundMessageReader
         Native,
     }
 
-    private static NativeShape ShapeWithRules(ReadOnlySpan<byte> document)
+    private static NativeShape ShapeWithRules(ReadOnlySpan<byte> document, out TopLevelNames names)
     {
+        names = TopLevelNames.None;
         int first = JsonWhitespace.Skip(document, 0);
         if (first < 0 || document[first] is not ((byte)'{' or (byte)'['))
         {
@@ -49,7 +50,7 @@ public sealed partial class InboundMessageReader
             return NativeShape.Undecided; // SNS notifications start with Type, EventBridge events with version: the scan reads them
         }
 
-        TopLevelNames names = JsonTopLevel.Names(document);
+        names = JsonTopLevel.Names(document);
         return (names & TopLevelNames.SpecVersion) != 0 ? NativeShape.Envelope
             : (names & TopLevelNames.SnsNotification) == TopLevelNames.SnsNotification || (names & TopLevelNames.EventBridgeEvent) == TopLevelNames.EventBridgeEvent ? NativeShape.Undecided
             : NativeShape.Native;
@@ -75,7 +76,8 @@ public sealed partial class InboundMessageReader
 
         if (IsJsonContainer(span))
         {
-            return JsonTopLevel.HasSpecVersion(span) ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, ref state);
+            TopLevelNames names = JsonTopLevel.Names(span);
+            return (names & TopLevelNames.SpecVersion) != 0 ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, names, ref state);
         }
 
         try
@@ -95,8 +97,8 @@ public sealed partial class InboundMessageReader
         return first >= 0 && payload[first] is (byte)'{' or (byte)'[';
     }
 
-    /// <summary>S3's test event (skipped: nothing to handle), or a native message.</summary>
-    private MessageEnvelope? ReadNativeOrTestEvent(ReadOnlyMemory<byte> payload, ref UnwrapState state)
+    /// <summary>S3's test event (skipped: nothing to handle), or a native message; <paramref name="names"/> are its top-level names as the prescan found them.</summary>
+    private MessageEnvelope? ReadNativeOrTestEvent(ReadOnlyMemory<byte> payload, TopLevelNames names, ref UnwrapState state)
     {
         if (IsS3TestEvent(payload.Span, _settings.JsonReaderOptions))
         {
@@ -104,13 +106,14 @@ public sealed partial class InboundMessageReader
             return null;
         }
 
-        return ReadNative(payload, ref state);
+        return ReadNative(payload, ref state, names);
     }
 
-    private MessageEnvelope ReadNative(ReadOnlyMemory<byte> payload, ref UnwrapState state)
+    /// <summary>A native message as the first rule that matches reads it; <paramref name="names"/>, when known, spare the rules a look for members the body lacks.</summary>
+    private MessageEnvelope ReadNative(ReadOnlyMemory<byte> payload, ref UnwrapState state, TopLevelNames? names = null)
     {
         IReadOnlyDictionary<string, MessageAttributeValue> attributes = state.Message.MessageAttributes;
-        var candidate = new NativeCandidate(payload.Span, attributes, state.Sns?.MessageAttributes, state.EventBridge, _settings.JsonReaderOptions);
+        var candidate = new NativeCandidate(payload.Span, attributes, state.Sns?.MessageAttributes, state.EventBridge, _settings.JsonReaderOptions, names);
         IReadOnlyList<NativeMessageRule> rules = state.Native!.Rules;
         for (int i = 0; i < rules.Count; i++)
         {

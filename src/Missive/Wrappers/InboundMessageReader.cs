@@ -5,6 +5,7 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Unicode;
 using Missive.Buffers;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Transport;
@@ -193,12 +194,12 @@ public sealed partial class InboundMessageReader
         if (state.Native is not null && state.Format != EnvelopeFormat.Protobuf && depth < MaxUnwrapDepth)
         {
             // With native rules, one vectorized look at the top-level names decides most bodies without the wrapper scan.
-            switch (ShapeWithRules(document.Span))
+            switch (ShapeWithRules(document.Span, out TopLevelNames names))
             {
                 case NativeShape.Envelope:
                     return ReadEnvelope(document, state.Format);
                 case NativeShape.Native:
-                    return ReadNativeOrTestEvent(document, ref state);
+                    return ReadNativeOrTestEvent(document, names, ref state);
             }
         }
 

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text.Json;
+using Missive.Lexing;
 
 namespace Missive.Transport;
 
@@ -9,9 +10,12 @@ internal readonly ref struct NativeCandidate
 {
     private readonly IReadOnlyDictionary<string, MessageAttributeValue>? _snsAttributes;
     private readonly JsonReaderOptions _options;
+    private readonly TopLevelNames? _names;
 
-    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options)
+    /// <summary>A candidate; <paramref name="names"/> are the body's top-level names as the prescan found them, or <c>null</c> when it did not look.</summary>
+    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options, TopLevelNames? names = null)
     {
+        _names = names;
         Body = body;
         Attributes = attributes.Count == 0 && snsAttributes is { Count: > 0 } ? snsAttributes : attributes;
         _snsAttributes = snsAttributes;
@@ -38,6 +42,11 @@ internal readonly ref struct NativeCandidate
     /// </summary>
     public string? S3EventName()
     {
+        if (_names is { } names && (names & TopLevelNames.Records) == 0)
+        {
+            return null; // the prescan saw every top-level name (no escapes in S3's): no Records, no notification
+        }
+
         var reader = new Utf8JsonReader(Body, _options);
         try
         {

@@ -24,7 +24,8 @@ public sealed class JsonTopLevelTests
     [Theory]
     [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"{\\\"specversion\\\":1}\"}", (int)TopLevelNames.SnsNotification)]
     [InlineData("{\"version\":\"0\",\"id\":\"1\",\"detail-type\":\"d\",\"source\":\"s\",\"time\":\"t\",\"detail\":{\"Type\":1}}", (int)TopLevelNames.EventBridgeEvent)]
-    [InlineData("{\"Records\":[{\"eventSource\":\"aws:s3\",\"source\":1}]}", (int)TopLevelNames.None)]
+    [InlineData("{\"Records\":[{\"eventSource\":\"aws:s3\",\"source\":1}]}", (int)TopLevelNames.Records)] // a nested source is not top-level
+    [InlineData("{\"orderId\":\"A-1\",\"lines\":[{\"Records\":1}]}", (int)TopLevelNames.None)]
     public void TellsTheWrappersNames(string json, int expected)
         => Assert.Equal((TopLevelNames)expected, JsonTopLevel.Names(Encoding.UTF8.GetBytes(json)));
 }

@@ -33,7 +33,7 @@ public static class LargeMessages
         .ConfigureSerialization(o =>
         {
             o.JsonSerializerContext = DocumentsJsonContext.Default;
-            o.MaxEnvelopeSize = 16 * 1024 * 1024; // the largest message read or written
+            o.MaxEnvelopeSize = 16 * 1024 * 1024; // the largest message read (what is sent is limited by its destination)
         })
         .AddSqsPublisher<ScannedDocument>("documents")
         .AddHandler<ScannedDocument, ScannedDocumentHandler>()
