@@ -18,6 +18,23 @@ internal static class JsonTopLevel
     public static bool HasSpecVersion(ReadOnlySpan<byte> json) => (Names(json) & TopLevelNames.SpecVersion) != 0;
 
     /// <summary>
+    /// What decides how a document is read, found the cheap way when it can be: when none of <c>specversion</c>,
+    /// <c>TopicArn</c> and <c>detail-type</c> appears anywhere in <paramref name="json"/> (one vectorized substring search
+    /// each), it is neither an envelope nor a wrapper, and the answer is <see cref="TopLevelNames.Records"/> if that name
+    /// appears anywhere (a superset: a name found nowhere is not at the top level). Otherwise the structural scan of
+    /// <see cref="Names"/> answers exactly.
+    /// </summary>
+    public static TopLevelNames DecidingNames(ReadOnlySpan<byte> json)
+    {
+        if (json.IndexOf("specversion"u8) < 0 && json.IndexOf("TopicArn"u8) < 0 && json.IndexOf("detail-type"u8) < 0)
+        {
+            return json.IndexOf("Records"u8) < 0 ? TopLevelNames.None : TopLevelNames.Records;
+        }
+
+        return Names(json);
+    }
+
+    /// <summary>
     /// The names of <see cref="TopLevelNames"/> among the top-level members of <paramref name="json"/>, when it is an
     /// object (after whitespace); the search stops at <c>specversion</c>, which only an envelope has.
     /// </summary>

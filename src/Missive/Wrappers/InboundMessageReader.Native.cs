@@ -50,7 +50,7 @@ public sealed partial class InboundMessageReader
             return NativeShape.Undecided; // SNS notifications start with Type, EventBridge events with version: the scan reads them
         }
 
-        names = JsonTopLevel.Names(document);
+        names = JsonTopLevel.DecidingNames(document);
         return (names & TopLevelNames.SpecVersion) != 0 ? NativeShape.Envelope
             : (names & TopLevelNames.SnsNotification) == TopLevelNames.SnsNotification || (names & TopLevelNames.EventBridgeEvent) == TopLevelNames.EventBridgeEvent ? NativeShape.Undecided
             : NativeShape.Native;
@@ -76,7 +76,7 @@ public sealed partial class InboundMessageReader
 
         if (IsJsonContainer(span))
         {
-            TopLevelNames names = JsonTopLevel.Names(span);
+            TopLevelNames names = JsonTopLevel.DecidingNames(span);
             return (names & TopLevelNames.SpecVersion) != 0 ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, names, ref state);
         }
 

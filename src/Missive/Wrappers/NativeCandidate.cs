@@ -44,7 +44,7 @@ internal readonly ref struct NativeCandidate
     {
         if (_names is { } names && (names & TopLevelNames.Records) == 0)
         {
-            return null; // the prescan saw every top-level name (no escapes in S3's): no Records, no notification
+            return null; // the prescan found no Records (S3 writes its names without escapes): no notification
         }
 
         var reader = new Utf8JsonReader(Body, _options);

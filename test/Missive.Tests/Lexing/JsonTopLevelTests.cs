@@ -28,4 +28,14 @@ public sealed class JsonTopLevelTests
     [InlineData("{\"orderId\":\"A-1\",\"lines\":[{\"Records\":1}]}", (int)TopLevelNames.None)]
     public void TellsTheWrappersNames(string json, int expected)
         => Assert.Equal((TopLevelNames)expected, JsonTopLevel.Names(Encoding.UTF8.GetBytes(json)));
+
+    [Theory]
+    [InlineData("{\"orderId\":\"A-1\",\"lines\":[{\"sku\":\"X\"}]}", (int)TopLevelNames.None)] // nothing that decides: no structural scan
+    [InlineData("{\"orderId\":\"A-1\",\"note\":\"Records\"}", (int)TopLevelNames.Records)] // a mention only: a superset, which the S3 rule checks
+    [InlineData("{\"orderId\":\"A-1\",\"note\":{\"specversion\":\"1.0\"}}", (int)TopLevelNames.None)] // mentioned, not at the top: the scan says so
+    [InlineData("{\"id\":\"1\",\"specversion\":\"1.0\"}", (int)TopLevelNames.SpecVersion)]
+    [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"x\"}", (int)TopLevelNames.SnsNotification)]
+    [InlineData("{\"version\":\"0\",\"id\":\"1\",\"detail-type\":\"d\",\"source\":\"s\",\"time\":\"t\",\"detail\":{}}", (int)TopLevelNames.EventBridgeEvent)]
+    public void DecidingNames_AreExactForWhatDecides_AndASupersetForRecords(string json, int expected)
+        => Assert.Equal((TopLevelNames)expected, JsonTopLevel.DecidingNames(Encoding.UTF8.GetBytes(json)));
 }
