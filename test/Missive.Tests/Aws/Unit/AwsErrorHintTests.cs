@@ -140,20 +140,12 @@ public sealed class AwsErrorHintTests
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(status, $"{{\"__type\":\"{type}\",\"message\":\"refused\"}}", QueryError(queryCode)) };
         using AwsTransport transport = client == "built-in"
             ? Transport(handler, o => o.MaxAttempts = 1)
-            : SdkTransport(handler);
+            : SdkHttpClients.SqsTransport(handler, "billing", QueueUrl + "billing-prod");
 
         var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "billing", Body = "{}" }));
 
         Assert.Equal(expected, error.FailureKind);
         Assert.Equal(expected == TransportFailureKind.Transient, error.IsTransient);
         Assert.Equal(expected == TransportFailureKind.Persistent, error.IsPersistent);
-    }
-
-    private static AwsTransport SdkTransport(RecordingHandler handler)
-    {
-        var sdk = new Amazon.SQS.AmazonSQSClient(AwsEmulator.Credentials, new Amazon.SQS.AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
-        options.QueueUrls["billing"] = new Uri(QueueUrl + "billing-prod");
-        return new AwsTransport(options);
     }
 }

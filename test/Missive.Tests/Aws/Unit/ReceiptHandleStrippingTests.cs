@@ -3,7 +3,6 @@ using System.Linq;
 using System.Net;
 using System.Text.Json.Nodes;
 using System.Threading.Tasks;
-using Amazon.SQS;
 using Missive.Aws;
 
 namespace Missive.Tests.Aws.Unit;
@@ -46,15 +45,7 @@ public sealed class ReceiptHandleStrippingTests
     }
 
     private static AwsTransport Transport(string client, RecordingHandler handler)
-    {
-        if (client == "built-in")
-        {
-            return RecordingHandler.Transport(handler, o => o.QueueUrls["orders"] = new Uri(QueueUrl));
-        }
-
-        var sdk = new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
-        options.QueueUrls["orders"] = new Uri(QueueUrl);
-        return new AwsTransport(options);
-    }
+        => client == "built-in"
+            ? RecordingHandler.Transport(handler, o => o.QueueUrls["orders"] = new Uri(QueueUrl))
+            : SdkHttpClients.SqsTransport(handler, "orders", QueueUrl);
 }

@@ -97,12 +97,7 @@ public sealed class SdkSqsClientTests
 #pragma warning restore CA5351
 
     private static AwsTransport Transport(RecordingHandler handler, int maxErrorRetry)
-    {
-        var sdk = new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = maxErrorRetry, HttpClientFactory = new SdkHttpClients(handler) });
-        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
-        options.QueueUrls["orders"] = new Uri(QueueUrl);
-        return new AwsTransport(options);
-    }
+        => SdkHttpClients.SqsTransport(handler, "orders", QueueUrl, maxErrorRetry);
 
     /// <summary>Credentials whose source fails, as a missing profile or an expired SSO session does.</summary>
     private sealed class NoCredentials : Amazon.Runtime.AWSCredentials
