@@ -133,7 +133,7 @@ public sealed partial class ReadmeTests
         SqsMessage received = Assert.Single(await broker.ReceiveAsync("orders", 1, TimeSpan.Zero));
         Assert.Equal("acme", received.MessageAttributes["tenant"].StringValue);
 
-        int failed = await DeliveryOptions.PublishMany(provider.GetRequiredService<Missive.Bus.IMessagePublisher>(), [new OrderPlaced("ORD-9", 1m), new OrderPlaced("ORD-10", 2m)]);
+        int failed = await PublishingMany.PublishMany(provider.GetRequiredService<Missive.Bus.IMessagePublisher>(), [new OrderPlaced("ORD-9", 1m), new OrderPlaced("ORD-10", 2m)]);
 
         Assert.Equal(0, failed);
         Assert.Equal(2, (await broker.ReceiveAsync("orders", 10, TimeSpan.Zero)).Count);

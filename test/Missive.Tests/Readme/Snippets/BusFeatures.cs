@@ -104,7 +104,10 @@ public static class DeliveryOptions
             MessageAttributes = new Dictionary<string, MessageAttributeValue> { ["tenant"] = MessageAttributeValue.FromString("acme") },
         });
     }
+}
 
+public static class PublishingMany
+{
     public static async Task<int> PublishMany(IMessagePublisher publisher, IReadOnlyList<OrderPlaced> orders)
     {
         IReadOnlyList<PublishResult<OrderPlaced>> results = await publisher.PublishBatchAsync(orders);
