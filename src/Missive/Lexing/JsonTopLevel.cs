@@ -14,9 +14,6 @@ internal static class JsonTopLevel
     private static readonly SearchValues<byte> Structure = SearchValues.Create("\"{}[],"u8);
     private static readonly SearchValues<byte> StringEnds = SearchValues.Create("\"\\"u8);
 
-    /// <summary>Tells whether <paramref name="json"/> is an object (after whitespace) with a top-level <c>specversion</c> member.</summary>
-    public static bool HasSpecVersion(ReadOnlySpan<byte> json) => (Names(json) & TopLevelNames.SpecVersion) != 0;
-
     /// <summary>
     /// What decides how a document is read, found the cheap way when it can be: when none of <c>specversion</c>,
     /// <c>TopicArn</c> and <c>detail-type</c> appears anywhere in <paramref name="json"/> (one vectorized substring search
