@@ -40,6 +40,17 @@ public sealed class MessageBusBuilder
 
     internal bool HasMessageType(Type type) => _types.Contains(type);
 
+    /// <summary>The bus is built: the native message rules of its pollers and Lambda processor are read as they are now.</summary>
+    internal void Freeze()
+    {
+        foreach ((_, PollerOptions options) in Bus.Pollers)
+        {
+            options.NativeMessages.Freeze();
+        }
+
+        LambdaProcessor.NativeMessages.Freeze();
+    }
+
     /// <summary>
     /// Registers a message type and an envelope <c>type</c> that identifies it. Call it again with another identifier to
     /// give the type several: the first is the default when publishing, <see cref="Bus.PublishOptions.TypeIdentifier"/> picks

@@ -51,6 +51,7 @@ public static class MessageBusServiceCollectionExtensions
 
         var builder = new MessageBusBuilder(services);
         configure(builder);
+        builder.Freeze();
 
         IReadOnlyList<Action<MessageTypeMap>> registrations = builder.Registrations;
         bool experimental = builder.ExperimentalFeaturesEnabled;

@@ -11,6 +11,3 @@ internal sealed class EventBridgeRule(string source, string? detailType)
 
     public byte[]? DetailTypeUtf8 { get; } = detailType is null ? null : System.Text.Encoding.UTF8.GetBytes(detailType);
 }
-
-/// <summary>A rule's test over what a native message carries.</summary>
-internal delegate bool NativeRuleTest(in NativeCandidate candidate);

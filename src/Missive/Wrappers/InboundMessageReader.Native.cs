@@ -1,4 +1,5 @@
 using System;
+using System.Buffers.Text;
 using System.Collections.Generic;
 using System.Text.Json;
 using Missive.Lexing;
@@ -16,9 +17,9 @@ public sealed partial class InboundMessageReader
     internal const string UnmatchedNativeType = "native";
 
     /// <summary>
-    /// The rules, when an EventBridge event's detail may be read by the leading EventBridge rule that matches it: attribute
-    /// rules cannot match then (SQS's attributes matched none before unwrapping, and no SNS notification around the event
-    /// has attributes).
+    /// The rules, when an EventBridge event's detail may be read by the leading EventBridge rule that matches it: no SNS
+    /// notification with attributes is around the event (an attribute rule could match those first; SQS's own attributes
+    /// are checked against the attribute rules that come before it).
     /// </summary>
     private static NativeMessageRules? EventBridgeRulesFirst(ref UnwrapState state)
         => state.Sns is { MessageAttributes.Count: > 0 } ? null : state.Native;
@@ -56,6 +57,14 @@ public sealed partial class InboundMessageReader
             : NativeShape.Native;
     }
 
+    /// <summary>
+    /// Whether a body is a CloudEvents envelope whatever its attributes say: a <c>contentType</c> attribute naming protobuf,
+    /// or a JSON object with a top-level <c>specversion</c> (found by one vectorized search when the name appears nowhere).
+    /// </summary>
+    private static bool IsEnvelope(ReadOnlySpan<byte> body, EnvelopeFormat? format)
+        => format == EnvelopeFormat.Protobuf
+            || (IsJsonContainer(body) && (JsonTopLevel.DecidingNames(body) & TopLevelNames.SpecVersion) != 0);
+
     private static bool StartsWithWrapperMember(ReadOnlySpan<byte> content)
     {
         int quote = JsonWhitespace.Skip(content, 0);
@@ -80,14 +89,30 @@ public sealed partial class InboundMessageReader
             return (names & TopLevelNames.SpecVersion) != 0 ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, names, ref state);
         }
 
-        try
-        {
-            return ReadEnvelope(payload, state.Format); // base64 protobuf, when it is
-        }
-        catch (InvalidEnvelopeException)
+        if (!MayBeBase64Protobuf(span))
         {
             return ReadNative(payload, ref state); // text: an SNS Message or a body that is neither JSON nor an envelope
         }
+
+        try
+        {
+            return ReadEnvelope(payload, state.Format);
+        }
+        catch (InvalidEnvelopeException)
+        {
+            return ReadNative(payload, ref state); // text that happens to look like one
+        }
+    }
+
+    /// <summary>
+    /// Whether text may be a CloudEvents protobuf envelope in base64 without a <c>contentType</c> attribute: valid base64
+    /// whose first byte is the tag of field 1 (<c>id</c>, 0x0A, which every writer puts first: fields go in number
+    /// order), so its first character is <c>C</c>. Plain text is told apart without trying to read it.
+    /// </summary>
+    private static bool MayBeBase64Protobuf(ReadOnlySpan<byte> text)
+    {
+        int first = JsonWhitespace.Skip(text, 0);
+        return first >= 0 && text[first] == (byte)'C' && Base64.IsValid(text);
     }
 
     /// <summary>Whether the payload starts (after whitespace) as a JSON object or array; anything else is read as text.</summary>
@@ -121,7 +146,7 @@ public sealed partial class InboundMessageReader
             bool matched;
             try
             {
-                matched = rule.Test(in candidate);
+                matched = rule.Test(ref candidate);
             }
             catch (Exception e) when (PayloadErrors.IsDataError(e))
             {

@@ -148,7 +148,7 @@ public sealed partial class InboundMessageReader
         try
         {
             var state = new UnwrapState { Kind = InboundMessageKind.Raw, Format = ContentTypeAttribute.FormatOf(message.MessageAttributes), Native = native, Message = message };
-            MessageEnvelope? envelope = native?.RuleForSqsAttributes(message.MessageAttributes) is { } byAttribute
+            MessageEnvelope? envelope = native?.LeadingAttributeRule(message.MessageAttributes) is { } byAttribute && !IsEnvelope(utf8.Span, state.Format)
                 ? ReadNativeAs(byAttribute.Registration(_types!), utf8, ref state, type: null)
                 : Unwrap(utf8, depth: 0, ref state);
             if (envelope is null)
@@ -203,7 +203,7 @@ public sealed partial class InboundMessageReader
             }
         }
 
-        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, EventBridgeRulesFirst(ref state), _types);
+        using var scan = new WrapperScan(document, _settings, state.Format == EnvelopeFormat.Protobuf ? null : _detailReader, EventBridgeRulesFirst(ref state), _types, state.Message.MessageAttributes);
         WrapperShape shape = depth == MaxUnwrapDepth ? WrapperShape.Raw : scan.Classify(_scanWrappers);
         switch (shape)
         {
@@ -239,7 +239,7 @@ public sealed partial class InboundMessageReader
                     return envelope;
                 }
 
-                if (EventBridgeRulesFirst(ref state)?.LeadingEventBridgeRule(state.EventBridge!) is { } rule && scan.Members.Detail.TokenType == JsonTokenType.StartObject)
+                if (EventBridgeRulesFirst(ref state)?.LeadingEventBridgeRule(state.EventBridge!, state.Message.MessageAttributes) is { } rule && scan.Members.Detail.TokenType == JsonTokenType.StartObject)
                 {
                     return ReadNativeAs(rule.Registration(_types!), document.Slice((int)scan.Members.Detail.Start, (int)scan.Members.Detail.Length), ref state, type: null);
                 }

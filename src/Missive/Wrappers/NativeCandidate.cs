@@ -6,11 +6,13 @@ using Missive.Lexing;
 namespace Missive.Transport;
 
 /// <summary>What a native message carries, as the rules see it.</summary>
-internal readonly ref struct NativeCandidate
+internal ref struct NativeCandidate
 {
     private readonly IReadOnlyDictionary<string, MessageAttributeValue>? _snsAttributes;
     private readonly JsonReaderOptions _options;
     private readonly TopLevelNames? _names;
+    private string? _s3EventName;
+    private bool _s3EventNameRead;
 
     /// <summary>A candidate; <paramref name="names"/> are the body's top-level names as the prescan found them, or <c>null</c> when it did not look.</summary>
     public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options, TopLevelNames? names = null)
@@ -24,23 +26,36 @@ internal readonly ref struct NativeCandidate
     }
 
     /// <summary>Gets the native message's UTF-8 JSON.</summary>
-    public ReadOnlySpan<byte> Body { get; }
+    public readonly ReadOnlySpan<byte> Body { get; }
 
     /// <summary>Gets the SQS message attributes, or the SNS notification's when SQS has none.</summary>
-    public IReadOnlyDictionary<string, MessageAttributeValue> Attributes { get; }
+    public readonly IReadOnlyDictionary<string, MessageAttributeValue> Attributes { get; }
 
     /// <summary>Gets the EventBridge event the message came in, or <c>null</c>.</summary>
-    public EventBridgeMetadata? EventBridge { get; }
+    public readonly EventBridgeMetadata? EventBridge { get; }
 
     /// <summary>Tells whether the SQS message attribute, or else the SNS notification's, of that name is that string.</summary>
-    public bool AttributeEquals(string name, string value)
+    public readonly bool AttributeEquals(string name, string value)
         => Attributes.TryGetValue(name, out _) ? NativeMessageRules.HasString(Attributes, name, value) : NativeMessageRules.HasString(_snsAttributes, name, value);
 
     /// <summary>
     /// The first record's <c>eventName</c> when the body is an S3 event notification (a <c>Records</c> array whose first
-    /// record's <c>eventSource</c> is <c>aws:s3</c>), else <c>null</c>. Reads only as far as the first record.
+    /// record's <c>eventSource</c> is <c>aws:s3</c>), else <c>null</c>. Reads only as far as the first record, once for
+    /// every rule that asks.
     /// </summary>
     public string? S3EventName()
+    {
+        if (!_s3EventNameRead)
+        {
+            _s3EventName = ReadS3EventName();
+            _s3EventNameRead = true;
+        }
+
+        return _s3EventName;
+    }
+
+    /// <summary>The first record's <c>eventName</c> of an S3 event notification, read from the start of the body.</summary>
+    private readonly string? ReadS3EventName()
     {
         if (_names is { } names && (names & TopLevelNames.Records) == 0)
         {

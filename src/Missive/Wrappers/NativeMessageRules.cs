@@ -35,6 +35,7 @@ public delegate bool NativeMessagePredicate(ReadOnlySpan<byte> utf8Body, IReadOn
 public sealed class NativeMessageRules
 {
     private readonly List<NativeMessageRule> _rules = [];
+    private bool _frozen;
 
     /// <summary>Gets whether no rule was added (every body must then be an envelope).</summary>
     public bool IsEmpty => _rules.Count == 0;
@@ -45,70 +46,12 @@ public sealed class NativeMessageRules
     internal IReadOnlyList<NativeMessageRule> Rules => _rules;
 
     /// <summary>
-    /// The first attribute rule that SQS message attributes match, or <c>null</c>. A body that came with message
-    /// attributes of its own was sent to the queue as it is (S3, EventBridge and SNS without raw delivery send none), so
-    /// such a match reads the body as the message without looking for a wrapper or an envelope in it.
+    /// The attribute rule that SQS message attributes match when only attribute rules come before it, or <c>null</c>. A
+    /// body that came with message attributes of its own was sent to the queue as it is (S3, EventBridge and SNS without
+    /// raw delivery send none), so such a match reads the body as the message without looking for a wrapper in it (the
+    /// caller still reads an envelope as one). Another kind of rule before it may match first: the rules in order decide.
     /// </summary>
-    /// <summary>
-    /// The EventBridge rule that an event of this <c>source</c> and <c>detail-type</c> (where they lie in
-    /// <paramref name="document"/>) matches, when only EventBridge and attribute rules come before it: the detail can then
-    /// be read as that rule's type where it lies. <c>null</c> when no rule matches or another kind of rule comes first.
-    /// The caller knows that no attribute rule can match (the SQS attributes matched none, and no SNS notification
-    /// around the event has attributes: EventBridge sets none).
-    /// </summary>
-    internal NativeMessageRule? LeadingEventBridgeRule(ReadOnlySpan<byte> document, in WrapperMember source, in WrapperMember detailType)
-    {
-        foreach (NativeMessageRule rule in _rules)
-        {
-            if (rule.Attribute is not null)
-            {
-                continue;
-            }
-
-            if (rule.EventBridge is not { } eventBridge)
-            {
-                return null;
-            }
-
-            if (source.IsStringEqualTo(document, eventBridge.SourceUtf8) && (eventBridge.DetailTypeUtf8 is null || detailType.IsStringEqualTo(document, eventBridge.DetailTypeUtf8)))
-            {
-                return rule;
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>As the overload over the document, for an event whose metadata was read.</summary>
-    internal NativeMessageRule? LeadingEventBridgeRule(EventBridgeMetadata metadata)
-    {
-        foreach (NativeMessageRule rule in _rules)
-        {
-            if (rule.Attribute is not null)
-            {
-                continue;
-            }
-
-            if (rule.EventBridge is not { } eventBridge)
-            {
-                return null;
-            }
-
-            if (metadata.Source == eventBridge.Source && (eventBridge.DetailType is null || metadata.DetailType == eventBridge.DetailType))
-            {
-                return rule;
-            }
-        }
-
-        return null;
-    }
-
-    /// <summary>Whether <paramref name="attributes"/> hold the string attribute <paramref name="name"/> with the text <paramref name="value"/> (ordinal).</summary>
-    internal static bool HasString(IReadOnlyDictionary<string, MessageAttributeValue>? attributes, string name, string value)
-        => attributes is not null && attributes.TryGetValue(name, out MessageAttributeValue? attribute)
-            && !attribute.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
-
-    internal NativeMessageRule? RuleForSqsAttributes(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    internal NativeMessageRule? LeadingAttributeRule(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
     {
         if (attributes.Count == 0)
         {
@@ -117,7 +60,12 @@ public sealed class NativeMessageRules
 
         foreach (NativeMessageRule rule in _rules)
         {
-            if (rule.Attribute is (string name, string value) && HasString(attributes, name, value))
+            if (rule.Attribute is not (string name, string value))
+            {
+                return null;
+            }
+
+            if (HasString(attributes, name, value))
             {
                 return rule;
             }
@@ -125,6 +73,57 @@ public sealed class NativeMessageRules
 
         return null;
     }
+
+    /// <summary>
+    /// The EventBridge rule that an event of this <c>source</c> and <c>detail-type</c> (where they lie in
+    /// <paramref name="document"/>) matches when only EventBridge rules that it does not match, and attribute rules that
+    /// <paramref name="attributes"/> do not match, come before it: the detail can then be read as that rule's type where it
+    /// lies. <c>null</c> when no rule matches or another kind of rule comes first (the rules in order decide). The caller
+    /// knows that no attribute of an SNS notification is around the event (EventBridge sets none).
+    /// </summary>
+    internal NativeMessageRule? LeadingEventBridgeRule(ReadOnlySpan<byte> document, in WrapperMember source, in WrapperMember detailType, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    {
+        foreach (NativeMessageRule rule in _rules)
+        {
+            switch (LeadingEventBridgeStep(rule, attributes))
+            {
+                case Step.Stop:
+                    return null;
+                case Step.Test when source.IsStringEqualTo(document, rule.EventBridge!.SourceUtf8) && (rule.EventBridge.DetailTypeUtf8 is not { } detail || detailType.IsStringEqualTo(document, detail)):
+                    return rule;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>As the overload over the document, for an event whose metadata was read.</summary>
+    internal NativeMessageRule? LeadingEventBridgeRule(EventBridgeMetadata metadata, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    {
+        foreach (NativeMessageRule rule in _rules)
+        {
+            switch (LeadingEventBridgeStep(rule, attributes))
+            {
+                case Step.Stop:
+                    return null;
+                case Step.Test when metadata.Source == rule.EventBridge!.Source && (rule.EventBridge.DetailType is not { } detail || metadata.DetailType == detail):
+                    return rule;
+            }
+        }
+
+        return null;
+    }
+
+    /// <summary>What the search for a leading EventBridge rule does at <paramref name="rule"/>: the one rule both overloads follow.</summary>
+    private static Step LeadingEventBridgeStep(NativeMessageRule rule, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+        => rule.EventBridge is not null ? Step.Test
+            : rule.Attribute is (string name, string value) && !HasString(attributes, name, value) ? Step.Pass
+            : Step.Stop;
+
+    /// <summary>Whether <paramref name="attributes"/> hold the string attribute <paramref name="name"/> with the text <paramref name="value"/> (ordinal).</summary>
+    internal static bool HasString(IReadOnlyDictionary<string, MessageAttributeValue>? attributes, string name, string value)
+        => attributes is not null && attributes.TryGetValue(name, out MessageAttributeValue? attribute)
+            && !attribute.IsBinary && string.Equals(attribute.StringValue, value, StringComparison.Ordinal);
 
     /// <summary>
     /// Reads a native message as <typeparamref name="T"/> when its message attribute <paramref name="attributeName"/>
@@ -140,7 +139,7 @@ public sealed class NativeMessageRules
     {
         ArgumentException.ThrowIfNullOrEmpty(attributeName);
         ArgumentNullException.ThrowIfNull(value);
-        Add<T>($"message attribute {attributeName} = \"{value}\"", (in NativeCandidate c) => c.AttributeEquals(attributeName, value));
+        Add<T>($"message attribute {attributeName} = \"{value}\"", (ref NativeCandidate c) => c.AttributeEquals(attributeName, value));
         _rules[^1] = _rules[^1] with { Attribute = (attributeName, value) };
         return this;
     }
@@ -160,7 +159,7 @@ public sealed class NativeMessageRules
         ArgumentException.ThrowIfNullOrEmpty(source);
         Add<T>(
             detailType is null ? $"EventBridge source \"{source}\"" : $"EventBridge source \"{source}\", detail-type \"{detailType}\"",
-            (in NativeCandidate c) => c.EventBridge is { } e && e.Source == source && (detailType is null || e.DetailType == detailType));
+            (ref NativeCandidate c) => c.EventBridge is { } e && e.Source == source && (detailType is null || e.DetailType == detailType));
         _rules[^1] = _rules[^1] with { EventBridge = new EventBridgeRule(source, detailType) };
         return this;
     }
@@ -179,7 +178,7 @@ public sealed class NativeMessageRules
     public NativeMessageRules WhenS3Notification<T>(string? eventNamePrefix = null)
         => Add<T>(
             eventNamePrefix is null ? "S3 notification" : $"S3 notification, eventName starting \"{eventNamePrefix}\"",
-            (in NativeCandidate c) => c.S3EventName() is { } name && (eventNamePrefix is null || name.StartsWith(eventNamePrefix, StringComparison.Ordinal)));
+            (ref NativeCandidate c) => c.S3EventName() is { } name && (eventNamePrefix is null || name.StartsWith(eventNamePrefix, StringComparison.Ordinal)));
 
     /// <summary>Reads a native message as <typeparamref name="T"/> when <paramref name="predicate"/> says so.</summary>
     /// <typeparam name="T">The registered message type.</typeparam>
@@ -189,7 +188,7 @@ public sealed class NativeMessageRules
     public NativeMessageRules When<T>(NativeMessagePredicate predicate, string? description = null)
     {
         ArgumentNullException.ThrowIfNull(predicate);
-        return Add<T>(description ?? "the application's predicate", (in NativeCandidate c) => predicate(c.Body, c.Attributes));
+        return Add<T>(description ?? "the application's predicate", (ref NativeCandidate c) => predicate(c.Body, c.Attributes));
     }
 
     /// <summary>
@@ -198,11 +197,32 @@ public sealed class NativeMessageRules
     /// </summary>
     /// <typeparam name="T">The registered message type.</typeparam>
     /// <returns>These rules.</returns>
-    public NativeMessageRules Otherwise<T>() => Add<T>("any other body", static (in NativeCandidate _) => true);
+    public NativeMessageRules Otherwise<T>() => Add<T>("any other body", static (ref NativeCandidate _) => true);
 
     private NativeMessageRules Add<T>(string description, NativeRuleTest test)
     {
+        if (_frozen)
+        {
+            throw new InvalidOperationException("These native message rules belong to a bus that is built: they are read as they were then. Add rules inside the AddQueuePoller or ConfigureLambdaProcessor call that configures them.");
+        }
+
         _rules.Add(new NativeMessageRule(typeof(T), $"{description} -> {typeof(T).Name}", test, static map => map.Get<T>()));
         return this;
+    }
+
+    /// <summary>Makes the rules read-only: the bus freezes them when it is built, as it takes its other options then.</summary>
+    internal void Freeze() => _frozen = true;
+
+    /// <summary>What the search for a leading EventBridge rule does at a rule.</summary>
+    private enum Step
+    {
+        /// <summary>An EventBridge rule: it matches the event or not.</summary>
+        Test,
+
+        /// <summary>An attribute rule the message's attributes do not match: it cannot come first.</summary>
+        Pass,
+
+        /// <summary>Any other rule, or an attribute rule that matches: the rules in order decide.</summary>
+        Stop,
     }
 }

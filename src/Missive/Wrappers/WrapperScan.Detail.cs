@@ -73,7 +73,7 @@ internal ref partial struct WrapperScan
         detail = default;
         ReadOnlySpan<byte> span = _document.Span;
         if (!_members.Source.IsPresent || !_members.DetailType.IsPresent
-            || _native!.LeadingEventBridgeRule(span, _members.Source, _members.DetailType) is not { } rule)
+            || _native!.LeadingEventBridgeRule(span, _members.Source, _members.DetailType, _attributes!) is not { } rule)
         {
             return false;
         }

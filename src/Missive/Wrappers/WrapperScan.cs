@@ -1,4 +1,5 @@
 using System;
+using System.Collections.Generic;
 using System.Diagnostics.CodeAnalysis;
 using System.Runtime.CompilerServices;
 using System.Text.Json;
@@ -50,6 +51,7 @@ internal ref partial struct WrapperScan
     private readonly ILeadingEnvelopeReader? _detailReader;
     private readonly NativeMessageRules? _native;
     private readonly MessageTypeMap? _types;
+    private readonly IReadOnlyDictionary<string, MessageAttributeValue>? _attributes;
     private WrapperMembers _members;
     private RentedBuffer _message; // rented for the first Message string, reused by later ones
     private int _messageLength; // of the last Message member, unescaped; -1 when that member is not a string
@@ -58,10 +60,12 @@ internal ref partial struct WrapperScan
     /// <summary>
     /// Prepares to scan <paramref name="document"/>; <paramref name="detailReader"/>, when given, reads an object
     /// <c>detail</c> that is an envelope where it lies, and <paramref name="native"/> (with the map of its types) one that
-    /// a leading EventBridge rule reads as a native message, when the event's <c>source</c> and <c>detail-type</c> come before it.
+    /// a leading EventBridge rule reads as a native message, when the event's <c>source</c> and <c>detail-type</c> come before it
+    /// (<paramref name="attributes"/>, the message's SQS attributes, tell whether an attribute rule matches first).
     /// </summary>
-    public WrapperScan(ReadOnlyMemory<byte> document, SerializerSettings settings, ILeadingEnvelopeReader? detailReader, NativeMessageRules? native = null, MessageTypeMap? types = null)
+    public WrapperScan(ReadOnlyMemory<byte> document, SerializerSettings settings, ILeadingEnvelopeReader? detailReader, NativeMessageRules? native = null, MessageTypeMap? types = null, IReadOnlyDictionary<string, MessageAttributeValue>? attributes = null)
     {
+        _attributes = attributes;
         _document = document;
         _settings = settings;
         _detailReader = detailReader;

@@ -1,6 +1,7 @@
 using System;
 using System.Collections.Generic;
 using System.Text;
+using Microsoft.Extensions.DependencyInjection;
 using Missive.Json;
 using Missive.Serialization;
 using Missive.Tests.Infrastructure;
@@ -198,6 +199,99 @@ public sealed class NativeMessageReaderTests
         Assert.IsType<MessageEnvelope<Order>>(first);
         Assert.False(last.IsNative);
         Assert.Equal("O-1", Assert.IsType<MessageEnvelope<Order>>(last).Message.OrderId);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void AnEnvelopeWithATypeAttributeThatARuleMatches_IsStillReadAsAnEnvelope(bool fast)
+    {
+        // An attribute for SNS filter policies is a common habit: it does not make an envelope a native message.
+        var rules = new NativeMessageRules().WhenMessageAttribute<CloudWatchAlarm>("MessageType", "Orders.OrderPlaced");
+        var message = Message(Encoding.UTF8.GetString(Envelope()), new Dictionary<string, MessageAttributeValue> { ["MessageType"] = MessageAttributeValue.FromString("Orders.OrderPlaced") });
+
+        MessageEnvelope envelope = Reader(fast).Read(message, rules).Envelope!;
+
+        Assert.False(envelope.IsNative);
+        Assert.Equal("ORD-20251103-0042", Assert.IsType<MessageEnvelope<Order>>(envelope).Message.OrderId);
+    }
+
+    [Fact]
+    public void RulesAreTriedInTheOrderTheyWereAdded_AnEarlierPredicateWinsOverALaterAttributeRule()
+    {
+        var rules = new NativeMessageRules()
+            .When<CloudWatchAlarm>(static (body, _) => body.IndexOf("\"AlarmName\""u8) >= 0, "an alarm")
+            .WhenMessageAttribute<string>("MessageType", "note");
+        var message = Message(AwsEvents.Body("cloudwatch-alarm.json"), new Dictionary<string, MessageAttributeValue> { ["MessageType"] = MessageAttributeValue.FromString("note") });
+
+        var envelope = Assert.IsType<MessageEnvelope<CloudWatchAlarm>>(Reader(fast: true).Read(message, rules).Envelope);
+
+        Assert.Equal("Example alarm name", envelope.Message.AlarmName);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void AnAttributeRuleBeforeAMatchingEventBridgeRule_WinsWhenTheMessagesAttributeMatchesIt(bool fast)
+    {
+        var rules = new NativeMessageRules()
+            .WhenEventBridgeEvent<S3ObjectCreated>("aws.s3")
+            .WhenMessageAttribute<Ec2StateChange>("MessageType", "ec2")
+            .WhenEventBridgeEvent<S3ObjectCreated>("aws.ec2");
+        var message = Message(AwsEvents.Body("eventbridge-ec2-state-change.json"), new Dictionary<string, MessageAttributeValue> { ["MessageType"] = MessageAttributeValue.FromString("ec2") });
+
+        var envelope = Assert.IsType<MessageEnvelope<Ec2StateChange>>(Reader(fast).Read(message, rules).Envelope);
+
+        Assert.Equal("i-abcd1111", envelope.Message.InstanceId);
+        Assert.Equal("aws.ec2", envelope.Source);
+    }
+
+    [Fact]
+    public void RulesBelongingToABuiltBus_CannotBeChanged()
+    {
+        NativeMessageRules? kept = null;
+        using ServiceProvider services = new ServiceCollection()
+            .AddMessageBus(bus => bus
+                .AddMessageType<CloudWatchAlarm>(AwsEvents.AlarmType)
+                .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+                .AddQueuePoller("alarms", o => kept = o.NativeMessages.Otherwise<CloudWatchAlarm>())
+                .ConfigureLambdaProcessor(o => o.NativeMessages.Otherwise<CloudWatchAlarm>()))
+            .BuildServiceProvider();
+
+        var error = Assert.Throws<InvalidOperationException>(() => kept!.WhenMessageAttribute<CloudWatchAlarm>("MessageType", "alarm"));
+
+        Assert.Contains("built", error.Message, StringComparison.Ordinal);
+        Assert.Equal(["any other body -> CloudWatchAlarm"], kept!.Descriptions);
+        Assert.Throws<InvalidOperationException>(() => services.GetRequiredService<Missive.Lambda.SqsEventProcessorOptions>().NativeMessages.Otherwise<string>());
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void APlainTextSnsMessage_IsReadWithoutAnExceptionThrownAndCaught(bool fast)
+    {
+        var rules = new NativeMessageRules().Otherwise<string>();
+        var message = Message(AwsEvents.InSnsNotification("Disk usage on db-1 is above 90%", "arn:aws:sns:eu-west-1:123456789012:ops", "ops"));
+        InboundMessageReader reader = Reader(fast);
+        reader.Read(message, rules); // warm
+
+        int thread = Environment.CurrentManagedThreadId, thrown = 0;
+        void Count(object? sender, System.Runtime.ExceptionServices.FirstChanceExceptionEventArgs e)
+        {
+            if (Environment.CurrentManagedThreadId == thread)
+            {
+                thrown++;
+            }
+        }
+
+        AppDomain.CurrentDomain.FirstChanceException += Count;
+        try
+        {
+            Assert.Equal("Disk usage on db-1 is above 90%", Assert.IsType<MessageEnvelope<string>>(reader.Read(message, rules).Envelope).Message);
+        }
+        finally
+        {
+            AppDomain.CurrentDomain.FirstChanceException -= Count;
+        }
+
+        Assert.Equal(0, thrown);
     }
 
     [Theory]
