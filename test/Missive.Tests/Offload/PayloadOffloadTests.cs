@@ -264,6 +264,60 @@ public sealed class PayloadOffloadTests
         Assert.Equal(0, store.Count);
     }
 
+    [Theory]
+    [InlineData("sqs")]
+    [InlineData("sns-raw")]
+    public async Task ABatchEntryCarryingThePointersSizeAttribute_IsRefusedAlone_AndItsNeighboursGo(string route)
+    {
+        // One entry's refusal is its own: nothing reported "may have been delivered", no payload of a neighbour orphaned.
+        var store = new InMemoryPayloadStore();
+        using IHost host = Build(store, new Handled(), route);
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+        string[] documents = [FiveMiB, "small, with the reserved attribute", "small"];
+        var reserved = new PublishOptions { MessageAttributes = new Dictionary<string, Missive.MessageAttributeValue> { ["ExtendedPayloadSize"] = Missive.MessageAttributeValue.FromNumber("12") } };
+
+        IReadOnlyList<PublishResult<string>> results = await host.Services.GetRequiredService<IMessagePublisher>()
+            .PublishBatchAsync(documents, document => document.Contains("reserved", StringComparison.Ordinal) ? reserved : null);
+
+        Assert.True(results[0].Succeeded);
+        Assert.True(results[2].Succeeded);
+        var refused = Assert.IsType<MessageTransportException>(results[1].Error);
+        Assert.False(refused.IsTransient);
+        Assert.Contains("ExtendedPayloadSize", refused.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("may have", refused.Message, StringComparison.Ordinal);
+        Assert.Equal(2, broker.GetQueue("docs").Count);
+        Assert.Equal(1, store.Count); // the large one's payload, which its message points to
+    }
+
+    [Fact]
+    public async Task ABatchEntryWhosePayloadCannotBeStored_FailsAlone_AsNotSent()
+    {
+        var store = new FailingPayloadStore();
+        using IHost host = Build(store, new Handled(), "sqs");
+        InMemoryBroker broker = host.Services.GetRequiredService<InMemoryBroker>();
+
+        IReadOnlyList<PublishResult<string>> results = await host.Services.GetRequiredService<IMessagePublisher>().PublishBatchAsync([FiveMiB, "small"]);
+
+        var failed = Assert.IsType<MessageTransportException>(results[0].Error);
+        Assert.Contains("was not sent", failed.Message, StringComparison.Ordinal);
+        Assert.True(results[1].Succeeded);
+        Assert.Equal(1, broker.GetQueue("docs").Count);
+    }
+
+    /// <summary>A store whose uploads fail with its own exception (as a credential provider's would).</summary>
+    private sealed class FailingPayloadStore : IPayloadStore
+    {
+        public string Bucket => "missive-payloads";
+
+        public string Description => "a failing store";
+
+        public Task<PayloadLocation> PutAsync(ReadOnlyMemory<byte> payload, CancellationToken cancellationToken = default) => throw new InvalidOperationException("no credentials");
+
+        public Task<ReadOnlyMemory<byte>> GetAsync(PayloadLocation location, long maxLength, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task DeleteAsync(PayloadLocation location, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+    }
+
     [Fact]
     public async Task DeleteAfterHandling_DeletesThePayload_OnlyOnceItsMessageIsDeleted()
     {

@@ -121,7 +121,7 @@ internal static class BatchSends
         {
             BatchEntryOutcome.Unknown => "The service may have taken this entry of the batch",
             BatchEntryOutcome.NotSent => "This entry of the batch was not sent",
-            _ => "The service refused this entry of the batch",
+            _ => "This entry of the batch was refused",
         };
         string advice = result.Outcome == BatchEntryOutcome.Unknown ? " " + MayHaveBeenSentAdvice : string.Empty;
         return new(string.IsNullOrEmpty(result.ErrorMessage)
