@@ -46,6 +46,16 @@ internal sealed class AwsServiceFailure : Exception
             IsTransient = true,
         };
 
+    /// <summary>The error code of a call whose credentials could not be had (their provider failed to refresh them).</summary>
+    public const string CredentialsUnavailableCode = "CredentialsUnavailable";
+
+    /// <summary>The credential provider failed before anything was sent: worth another attempt (a refresh that failed once).</summary>
+    public static AwsServiceFailure CredentialsUnavailable(Exception cause)
+        => new($"The credentials could not be had: their provider failed ({cause.GetType().Name}: {cause.Message}).", CredentialsUnavailableCode, null, null, senderFault: false, cause)
+        {
+            IsTransient = true,
+        };
+
     /// <summary>What chooses a service's endpoint, for a failure that did not reach it (refused, not resolved, no answer).</summary>
     internal static string EndpointChoice(string service)
     {
@@ -69,7 +79,12 @@ internal sealed class AwsServiceFailure : Exception
     {
         string? hint = AwsErrorHints.For(ErrorCode, site, operation, Message);
         string where = site.Resource is null ? string.Empty : $" on {site.Resource}";
-        string unreached = ErrorCode is "ConnectionFailure" or "RequestTimeout" ? " " + EndpointChoice(site.Service) : string.Empty;
+        string unreached = ErrorCode switch
+        {
+            "ConnectionFailure" or "RequestTimeout" => " " + EndpointChoice(site.Service),
+            CredentialsUnavailableCode => $" Credentials come from {site.CredentialSource}: if it repeats, check that source (the instance or task role's metadata endpoint, the SSO session, the profile).",
+            _ => string.Empty,
+        };
         return new($"{site.Service} {operation}{where} failed{(attempts > 1 ? $" after {attempts} attempts" : string.Empty)}: {ErrorCode ?? "error"}{(StatusCode is { } status ? $" (HTTP {status})" : string.Empty)}: {Message} Endpoint {site.Endpoint}, signing region {site.Region}.{(RequestId is null ? string.Empty : $" Request id {RequestId}.")}{(hint is null ? string.Empty : " " + hint)}{unreached}", this)
         {
             ErrorCode = ErrorCode,

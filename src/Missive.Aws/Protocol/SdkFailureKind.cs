@@ -12,7 +12,13 @@ internal enum SdkFailureKind
     /// <summary>The connection failed or broke (refused, reset, name not resolved). Transient.</summary>
     Connection,
 
-    /// <summary>The client failed before sending anything: its credentials or its configuration. Persistent: no retry clears it.</summary>
+    /// <summary>
+    /// The client's credential provider failed to give credentials (a refresh from the instance metadata service, SSO or
+    /// STS). Transient: the credentials were there when the host started, and the provider recovers.
+    /// </summary>
+    Credentials,
+
+    /// <summary>The client failed before sending anything: its configuration. Persistent: no retry clears it.</summary>
     ClientConfiguration,
 
     /// <summary>Anything else the SDK threw (its own answer checks among them); neither transient nor persistent.</summary>

@@ -76,7 +76,18 @@ internal sealed class SigV4Signer
     /// <summary>Adds <c>Host</c>, <c>X-Amz-Date</c>, <c>X-Amz-Security-Token</c> and <c>Authorization</c> to a request whose body is <paramref name="body"/>.</summary>
     public async ValueTask SignAsync(HttpRequestMessage request, ReadOnlyMemory<byte> body, CancellationToken cancellationToken)
     {
-        ImmutableCredentials credentials = await _credentials.GetCredentialsAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        ImmutableCredentials credentials;
+        try
+        {
+            credentials = await _credentials.GetCredentialsAsync().WaitAsync(cancellationToken).ConfigureAwait(false);
+        }
+        catch (Exception e) when (e is not (OperationCanceledException or OutOfMemoryException))
+        {
+            // The credentials were there when the host started: a provider that fails now failed to refresh (the instance
+            // metadata service, SSO or STS out of reach), which a later attempt may get past.
+            throw AwsServiceFailure.CredentialsUnavailable(e);
+        }
+
         Sign(request, body.Span, credentials, Now);
     }
 

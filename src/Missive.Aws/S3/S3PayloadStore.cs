@@ -21,7 +21,7 @@ namespace Missive.Aws;
 /// <c>MaxAttempts</c> and <c>AttemptTimeout</c> under AWS's standard retry mode.</item>
 /// <item>Uploads are signed over their SHA-256 and sent whole (no chunked encoding, no trailing checksum).</item>
 /// <item>Keys are lowercase UUIDs after <see cref="S3PayloadStoreOptions.KeyPrefix"/>, as AWS's extended clients make them.</item>
-/// <item>A bucket name that breaks S3's naming rules, or a key S3 is not asked for, is refused before any request.</item>
+/// <item>A bucket name that cannot be put in a request's host or path, or a key S3 is not asked for, is refused before any request (as this message's fault: it never changes health).</item>
 /// <item>A download longer than the reader's limit is refused from its length, before it is read; one that ends early
 /// is an error (<c>IncompleteBody</c>), never a short payload.</item>
 /// <item>Failures are <see cref="MessageTransportException"/>s with S3's code (<c>NoSuchKey</c>, <c>AccessDenied</c>, …),
@@ -36,6 +36,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
     private readonly string? _kms; // null: no SSE-KMS; empty: the AWS managed key
     private readonly TimeSpan _readTimeout;
     private readonly AwsCallSite _site;
+    private readonly string _client; // which client, and what chose its endpoint, for errors
 
     /// <summary>Creates a store with a client of its own, with the region, credentials and endpoint settings of <paramref name="transport"/>.</summary>
     /// <param name="options">The bucket and its settings. Must not be null.</param>
@@ -66,6 +67,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         _readTimeout = TimeSpan.FromSeconds(100);
         Endpoint = client.Config.ServiceURL is { Length: > 0 } url ? new Uri(url) : null;
         _site = new AwsCallSite("S3", "s3", Endpoint ?? new Uri("https://s3.amazonaws.com/"), client.Config.RegionEndpoint?.SystemName ?? client.Config.AuthenticationRegion ?? "(the client's)", "the application's IAmazonS3", Bucket);
+        _client = Endpoint is null ? "the application's IAmazonS3, its endpoint from its region" : "the application's IAmazonS3, its endpoint from its ServiceURL";
     }
 
     internal S3PayloadStore(S3PayloadStoreOptions options, AwsTransportOptions transport, AwsSettings settings, Func<string, string?> environment, HttpMessageHandler? handler)
@@ -114,6 +116,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         _readTimeout = transport.AttemptTimeout;
         Endpoint = endpoint;
         _site = new AwsCallSite("S3", "s3", endpoint, settings.Region.SystemName, settings.CredentialSource, Bucket);
+        _client = custom ? "the store's own client, its endpoint from S3PayloadStoreOptions.ServiceUrl, AWS_ENDPOINT_URL_S3, ServiceUrl or AWS_ENDPOINT_URL" : "the store's own client, its endpoint from the region";
     }
 
     /// <inheritdoc />
@@ -185,7 +188,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
             long length = response.ContentLength;
             if (length > maxLength)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Persistent };
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is {length} bytes, over the {maxLength} a reader takes (PayloadOffloadOptions.MaxPayloadSize); it was not read.") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Refused };
             }
 
             using var deadline = CancellationTokenSource.CreateLinkedTokenSource(cancellationToken);
@@ -228,32 +231,72 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         }
     }
 
-    /// <summary>Whether <paramref name="bucket"/> follows S3's rules for general purpose bucket names (3 to 63 characters of lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit, no two dots together, not an IP address, none of S3's reserved prefixes and suffixes).</summary>
+    /// <summary>
+    /// Whether <paramref name="bucket"/> is safe to put in a request's host name or path: 1 to 255 ASCII letters, digits,
+    /// dots, hyphens and underscores, neither starting nor ending with a dot, no two dots together (general purpose
+    /// buckets, legacy names, access point aliases <c>…-s3alias</c>, directory buckets <c>…--x-s3</c>, Multi-Region
+    /// Access Point aliases <c>….mrap</c>); or the ARN of an access point, a Multi-Region Access Point or an Outposts
+    /// bucket, which the SDK routes itself. S3's own naming rules are S3's to apply: a name it refuses gets its answer.
+    /// </summary>
     internal static bool IsValidBucketName(string? bucket)
     {
-        if (bucket is null || bucket.Length is < 3 or > 63 || !char.IsAsciiLetterLower(bucket[0]) && !char.IsAsciiDigit(bucket[0]) || !char.IsAsciiLetterLower(bucket[^1]) && !char.IsAsciiDigit(bucket[^1]))
+        if (string.IsNullOrEmpty(bucket))
+        {
+            return false;
+        }
+
+        if (bucket.StartsWith("arn:", StringComparison.Ordinal))
+        {
+            return IsAccessPointArn(bucket);
+        }
+
+        if (bucket.Length > 255 || bucket[0] == '.' || bucket[^1] == '.' || bucket.Contains("..", StringComparison.Ordinal))
         {
             return false;
         }
 
         foreach (char c in bucket)
         {
-            if (!char.IsAsciiLetterLower(c) && !char.IsAsciiDigit(c) && c != '.' && c != '-')
+            if (!char.IsAsciiLetterOrDigit(c) && c is not ('.' or '-' or '_'))
+            {
+                return false; // anything else could leave the host name or the path segment (/, ?, #, :, @, %, spaces, controls)
+            }
+        }
+
+        return true;
+    }
+
+    /// <summary>
+    /// An S3 ARN the SDK takes in place of a bucket name (<c>arn:aws:s3:us-west-2:123456789012:accesspoint/reports</c>,
+    /// <c>arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap</c>, <c>arn:aws:s3-outposts:…</c>): of letters, digits,
+    /// and <c>- . _ : /</c>, with no empty or dot-only path segment. A bucket's own ARN (<c>arn:aws:s3:::name</c>) is not
+    /// one: the bucket's name is.
+    /// </summary>
+    private static bool IsAccessPointArn(string arn)
+    {
+        string[] parts = arn.Split(':', 6);
+        if (arn.Length > 1024 || parts.Length != 6 || parts[2] is not ("s3" or "s3-outposts" or "s3-object-lambda") || parts[4].Length == 0)
+        {
+            return false;
+        }
+
+        foreach (char c in arn)
+        {
+            if (!char.IsAsciiLetterOrDigit(c) && c is not ('-' or '.' or '_' or ':' or '/'))
             {
                 return false;
             }
         }
 
-        return !bucket.Contains("..", StringComparison.Ordinal)
-            && !IPAddress.TryParse(bucket, out _)
-            && !bucket.StartsWith("xn--", StringComparison.Ordinal)
-            && !bucket.StartsWith("sthree-", StringComparison.Ordinal)
-            && !bucket.StartsWith("amzn-s3-demo-", StringComparison.Ordinal)
-            && !bucket.EndsWith("-s3alias", StringComparison.Ordinal)
-            && !bucket.EndsWith("--ol-s3", StringComparison.Ordinal)
-            && !bucket.EndsWith(".mrap", StringComparison.Ordinal)
-            && !bucket.EndsWith("--x-s3", StringComparison.Ordinal)
-            && !bucket.EndsWith("--table-s3", StringComparison.Ordinal);
+        foreach (string segment in parts[5].Split('/'))
+        {
+            if (segment is "" or "." or "..")
+            {
+                return false;
+            }
+        }
+
+        return true;
     }
 
     private static string CheckBucket(string bucket)
@@ -264,7 +307,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         }
 
         return IsValidBucketName(bucket) ? bucket
-            : throw new MessageBusConfigurationException($"'{bucket}' is not an S3 bucket name: 3 to 63 lowercase letters, digits, dots and hyphens, beginning and ending with a letter or digit (S3's bucket naming rules). Set S3PayloadStoreOptions.Bucket to the bucket's name, not its ARN or URL.");
+            : throw new MessageBusConfigurationException($"'{bucket}' is not an S3 bucket name: letters, digits, dots, hyphens and underscores (S3's bucket naming rules), or an access point's ARN. Set S3PayloadStoreOptions.Bucket to the bucket's name (or an access point's alias or ARN), not the bucket's ARN or URL.");
     }
 
     private static string? Kms(S3PayloadStoreOptions options) => options.KmsKeyId ?? (options.UseKms ? string.Empty : null);
@@ -274,7 +317,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
     {
         if (!IsValidBucketName(location.Bucket))
         {
-            throw new MessageTransportException($"S3 {operation}: the bucket named in the message ('{Printable(location.Bucket)}') breaks S3's bucket naming rules; nothing was requested.") { ErrorCode = "InvalidBucketName", FailureKind = TransportFailureKind.Persistent };
+            throw new MessageTransportException($"S3 {operation}: the bucket named in the message ('{Printable(location.Bucket)}') is not a name that can be put in a request (a character outside letters, digits, '.', '-' and '_', or an ARN that is not an access point's); nothing was requested.") { ErrorCode = "InvalidBucketName", FailureKind = TransportFailureKind.Refused };
         }
 
         CheckKey(location, operation);
@@ -284,7 +327,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
     {
         if (!location.HasSafeKey)
         {
-            throw new MessageTransportException($"S3 {operation}: the key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes); nothing was requested.") { ErrorCode = "InvalidKey", FailureKind = TransportFailureKind.Persistent };
+            throw new MessageTransportException($"S3 {operation}: the key of {location} is not one S3 is asked for (a '.' or '..' segment, a control character, or over 1,024 bytes); nothing was requested.") { ErrorCode = "InvalidKey", FailureKind = TransportFailureKind.Refused };
         }
     }
 
@@ -327,7 +370,7 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
         {
             if (unknown.Length + got > maxLength)
             {
-                throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Persistent };
+                throw new MessageTransportException($"S3 GetObject of {location}: the payload is over the {maxLength} bytes a reader takes (PayloadOffloadOptions.MaxPayloadSize).") { ErrorCode = "PayloadTooLarge", FailureKind = TransportFailureKind.Refused };
             }
 
             unknown.Write(chunk, 0, got);
@@ -347,37 +390,16 @@ public sealed class S3PayloadStore : IPayloadStore, IDisposable
             return null;
         }
 
-        string where = $"Endpoint {_site.Endpoint.GetLeftPart(UriPartial.Authority)}, signing region {_site.Region}.";
         SdkFailure failure = SdkFailure.Of(e, static status => status switch { 404 => "NoSuchKey", 403 => "AccessDenied", _ => null });
-        switch (failure.Kind)
+        string? hint = failure.Kind != SdkFailureKind.Service ? null : failure.Code switch
         {
-            case SdkFailureKind.Service:
-                string? hint = failure.Code switch
-                {
-                    "NoSuchBucket" => $"Check the bucket's name and region (S3PayloadStoreOptions.Bucket, signing region {_site.Region}).",
-                    "NoSuchKey" => "The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
-                    _ => AwsErrorHints.For(failure.Code, _site with { Resource = $"the objects of the bucket '{location.Bucket}'" }, operation),
-                };
-                return new MessageTransportException($"S3 {operation} of {location} failed: {failure.Code} (HTTP {failure.Status}): {e.Message} {where}{(hint is null ? string.Empty : " " + hint)}", e)
-                {
-                    ErrorCode = failure.Code,
-                    RequestId = failure.RequestId,
-                    StatusCode = failure.Status,
-                    FailureKind = failure.FailureKind(static code => code is "NoSuchKey" or "NoSuchBucket"),
-                };
-            case SdkFailureKind.ClientConfiguration:
-                return new MessageTransportException($"S3 {operation} of {location}: the S3 client failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain). {where}", e)
-                {
-                    ErrorCode = failure.Code,
-                    FailureKind = TransportFailureKind.Persistent,
-                };
-            default:
-                return new MessageTransportException($"S3 {operation} of {location} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)}. {where}", e)
-                {
-                    ErrorCode = failure.Code,
-                    FailureKind = failure.FailureKind(),
-                };
-        }
+            "NoSuchBucket" => $"Check the bucket's name and region (S3PayloadStoreOptions.Bucket, signing region {_site.Region}).",
+            "NoSuchKey" => "The payload is gone: deleted by another consumer (DeleteAfterHandling with fan-out), or expired by the bucket's lifecycle rule before its message was handled.",
+            _ => AwsErrorHints.For(failure.Code, _site with { Resource = $"the objects of the bucket '{location.Bucket}'" }, operation),
+        };
+
+        // A bucket that is not there is the configuration's (persistent); a key that is not there is one message's.
+        return failure.ToTransportException(e, $"S3 {operation} of {location}", _site, _client, hint, static code => code is "NoSuchBucket");
     }
 
     /// <summary>The store's own client over a given handler (tests put a recording endpoint there).</summary>

@@ -31,6 +31,7 @@ internal sealed class SdkSqsClient : ISqsOperations
     private readonly BatchLimits _sendLimits;
     private readonly QueueUrlCache _queueUrls;
     private readonly AwsCallSite _site;
+    private readonly string _client; // which client, and what chose its endpoint, for errors
 
     public SdkSqsClient(IAmazonSQS sqs, IReadOnlyDictionary<string, Uri> configuredUrls, BatchLimits sendLimits, string credentialSource)
     {
@@ -40,6 +41,7 @@ internal sealed class SdkSqsClient : ISqsOperations
         Endpoint = sqs.Config.ServiceURL is { Length: > 0 } url ? new Uri(url) : null;
         string region = sqs.Config.RegionEndpoint?.SystemName ?? sqs.Config.AuthenticationRegion ?? "(the client's)";
         _site = new AwsCallSite("SQS", "sqs", Endpoint ?? new Uri($"https://sqs.{region}.amazonaws.com/"), region, credentialSource, null);
+        _client = Endpoint is null ? "the application's IAmazonSQS, its endpoint from its region" : "the application's IAmazonSQS, its endpoint from its ServiceURL";
     }
 
     /// <summary>Gets the endpoint the client was configured with (<c>ServiceURL</c>), or <c>null</c> when it resolves its endpoint itself.</summary>
@@ -290,40 +292,18 @@ internal sealed class SdkSqsClient : ISqsOperations
     {
         string resource = _queueUrls.Describe(queue);
         SdkFailure failure = SdkFailure.Of(e);
-        switch (failure.Kind)
+        if (failure.Kind == SdkFailureKind.Service && SqsClient.IsNonExistentQueue(failure.Code))
         {
-            case SdkFailureKind.Service:
-                if (SqsClient.IsNonExistentQueue(failure.Code))
-                {
-                    _queueUrls.Forget(queue);
-                }
-
-                string message = ((AmazonServiceException)e).Message;
-                string? hint = AwsErrorHints.For(failure.Code, _site with { Resource = resource }, operation, message);
-                return new MessageTransportException($"SQS {operation} on {resource} failed: {failure.Code}{(failure.Status == 0 ? string.Empty : $" (HTTP {failure.Status})")}: {message}{(hint is null ? string.Empty : " " + hint)}", e)
-                {
-                    ErrorCode = failure.Code,
-                    RequestId = failure.RequestId,
-                    StatusCode = failure.Status,
-                    FailureKind = failure.FailureKind(SqsClient.IsNonExistentQueue),
-                };
-            case SdkFailureKind.ClientConfiguration:
-                return new MessageTransportException($"SQS {operation} on {resource}: the application's IAmazonSQS failed before sending ({e.Message}). Check its credentials and region (the AWS section, the profile, AWS_REGION and the credential chain).", e)
-                {
-                    ErrorCode = failure.Code,
-                    FailureKind = TransportFailureKind.Persistent,
-                };
-            case SdkFailureKind.NoAnswer or SdkFailureKind.Connection:
-                return new MessageTransportException($"SQS {operation} on {resource} failed: {(failure.Kind == SdkFailureKind.NoAnswer ? "no answer in time" : e.Message)} (the application's IAmazonSQS, {_site.Endpoint.GetLeftPart(UriPartial.Authority)}).", e)
-                {
-                    ErrorCode = failure.Code,
-                    FailureKind = TransportFailureKind.Transient,
-                };
-            default:
-                // The SDK's own MD5 check of an answer throws AmazonSQSException without code or status: the call reached SQS.
-                return e is AmazonSQSException
-                    ? new MessageTransportException($"SQS {operation} on {resource}: {e.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = "DigestMismatch" }
-                    : new MessageTransportException($"SQS {operation} on {resource} failed: {e.GetType().Name}: {e.Message}", e) { ErrorCode = failure.Code };
+            _queueUrls.Forget(queue);
         }
+
+        if (failure.Kind == SdkFailureKind.Other && e is AmazonSQSException)
+        {
+            // The SDK's own MD5 check of an answer throws AmazonSQSException without code or status: the call reached SQS.
+            return new MessageTransportException($"SQS {operation} on {resource}: {e.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = "DigestMismatch" };
+        }
+
+        string? hint = failure.Kind == SdkFailureKind.Service ? AwsErrorHints.For(failure.Code, _site with { Resource = resource }, operation, e.Message) : null;
+        return failure.ToTransportException(e, $"SQS {operation} on {resource}", _site, _client, hint, SqsClient.IsNonExistentQueue);
     }
 }

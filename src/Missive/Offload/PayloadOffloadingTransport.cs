@@ -225,7 +225,7 @@ internal sealed class PayloadOffloadingTransport : IMessageTransport
 
         if (attributes.Count >= SqsRules.MaxMessageAttributes)
         {
-            throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", FailureKind = TransportFailureKind.Persistent };
+            throw new MessageTransportException($"A message to {destination} over the offload threshold has {attributes.Count} message attributes: its pointer needs one of the {SqsRules.MaxMessageAttributes} for {_options.SizeAttributeName}. Nothing was stored or sent.") { ErrorCode = "TooManyMessageAttributes", FailureKind = TransportFailureKind.Refused }; // this message's content: never the destination's health
         }
 
         PayloadLocation location = await _store.PutAsync(body, cancellationToken).ConfigureAwait(false);

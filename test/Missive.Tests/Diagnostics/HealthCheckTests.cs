@@ -123,6 +123,37 @@ public sealed class HealthCheckTests
     }
 
     [Fact]
+    public async Task AMessageTheClaimCheckCannotPointTo_IsThatMessagesFault_AndLeavesPublishingHealthy()
+    {
+        // Ten attributes and a body over the offload threshold: its pointer needs an eleventh. One message's content
+        // never says anything of the destination.
+        var clock = new FakeTimeProvider();
+        HostApplicationBuilder builder = Microsoft.Extensions.Hosting.Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.Services.AddSingleton<TimeProvider>(clock);
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureSerialization(o => o.JsonSerializerContext = TestJsonContext.Default)
+            .AddSqsPublisher<Order>("billing")
+            .UsePayloadOffload(o => o.Threshold = 1024)
+            .UseInMemoryBroker(b => b.CreateQueue("billing")));
+        builder.Services.AddHealthChecks().AddMessageBusChecks();
+        using IHost host = builder.Build();
+        IMessagePublisher publisher = host.Services.GetRequiredService<IMessagePublisher>();
+        var attributes = new Dictionary<string, MessageAttributeValue>();
+        for (int i = 0; i < 10; i++)
+        {
+            attributes["a" + i] = MessageAttributeValue.FromString("v");
+        }
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => publisher.PublishAsync(Orders.Create(100), new PublishOptions { MessageAttributes = attributes }));
+
+        Assert.Equal("TooManyMessageAttributes", error.ErrorCode);
+        Assert.Equal(TransportFailureKind.Refused, error.FailureKind);
+        Assert.Equal(HealthStatus.Healthy, (await host.Services.GetRequiredService<HealthCheckService>().CheckHealthAsync()).Entries["missive-publishing"].Status);
+    }
+
+    [Fact]
     public async Task OneFailingDestination_AmongWorkingOnes_IsDegradedAndNamed_AndEveryOneFailing_IsUnhealthy()
     {
         var clock = new FakeTimeProvider();

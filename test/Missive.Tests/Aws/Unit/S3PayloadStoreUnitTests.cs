@@ -19,35 +19,39 @@ public sealed class S3PayloadStoreUnitTests
 {
     private static readonly AwsTransportOptions Transport = new() { Region = "eu-west-1", Credentials = AwsEmulator.Credentials };
 
-    // S3's rules for general purpose bucket names (the S3 user guide, "General purpose bucket naming rules").
+    // What is unsafe in a request's host or path is refused; S3's own naming rules are S3's to apply (its user guide:
+    // general purpose, legacy, directory buckets; access point and Multi-Region Access Point aliases and ARNs).
     [Theory]
     [InlineData("missive-payloads", true)]
     [InlineData("abc", true)]
-    [InlineData("docexamplebucket1", true)]
     [InlineData("my.example.bucket", true)]
     [InlineData("0-leading-digit", true)]
-    [InlineData("ab", false)] // under 3 characters
-    [InlineData("a123456789012345678901234567890123456789012345678901234567890123", false)] // 64 characters
-    [InlineData("Missive-Payloads", false)] // uppercase
-    [InlineData("my_bucket", false)] // underscore
-    [InlineData("-leading-hyphen", false)]
-    [InlineData("trailing-hyphen-", false)]
+    [InlineData("my-access-point-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias", true)] // an access point alias
+    [InlineData("payloads--usw2-az1--x-s3", true)] // a directory bucket
+    [InlineData("mfzwi23gnjvgw.mrap", true)] // a Multi-Region Access Point alias
+    [InlineData("Legacy_Bucket.Name", true)] // a legacy (us-east-1) name
+    [InlineData("amzn-s3-demo-bucket", true)]
+    [InlineData("arn:aws:s3:us-west-2:123456789012:accesspoint/reports", true)]
+    [InlineData("arn:aws:s3::123456789012:accesspoint/mfzwi23gnjvgw.mrap", true)]
+    [InlineData("arn:aws:s3-outposts:us-west-2:123456789012:outpost/op-01ac5d28a6a232904/accesspoint/reports", true)]
+    [InlineData("arn:aws:s3:::payloads", false)] // a bucket's own ARN: its name is what S3 takes
+    [InlineData("arn:aws:s3:us-west-2:123456789012:accesspoint/../x", false)]
+    [InlineData("", false)]
+    [InlineData(".leading-dot", false)]
     [InlineData("two..dots", false)]
-    [InlineData("192.168.5.4", false)] // an IP address
-    [InlineData("xn--bucket", false)] // reserved prefixes and suffixes
-    [InlineData("sthree-bucket", false)]
-    [InlineData("bucket-s3alias", false)]
-    [InlineData("bucket--ol-s3", false)]
     [InlineData("evil.example/x?", false)] // would leave the host name
     [InlineData("evil.example:443", false)]
-    public void BucketNames_FollowS3sNamingRules(string bucket, bool valid)
-        => Assert.Equal(valid, S3PayloadStore.IsValidBucketName(bucket));
+    [InlineData("attacker.example#", false)]
+    [InlineData("space bucket", false)]
+    [InlineData("caf\u00e9", false)]
+    public void BucketNames_AreRefusedOnlyForWhatIsUnsafeInARequest(string bucket, bool valid)
+        => Assert.Equal(valid, S3PayloadStore.IsValidBucketName(System.Text.RegularExpressions.Regex.Unescape(bucket)));
 
     [Theory]
     [InlineData("evil.example/x?")]
     [InlineData("attacker.example#")]
-    [InlineData("UPPER")]
-    public async Task APointerToABucketS3WouldNotName_IsRefusedAsUnreadable_WithoutARequest(string bucket)
+    [InlineData("user@evil.example")]
+    public async Task APointerToABucketThatCannotBeRequested_IsRefusedAsUnreadable_WithoutARequest_NeverChangingHealth(string bucket)
     {
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Answer(HttpStatusCode.OK, "x") };
         using S3PayloadStore store = Store(handler);
@@ -58,8 +62,23 @@ public sealed class S3PayloadStoreUnitTests
 
         Assert.Equal("InvalidBucketName", get.ErrorCode);
         Assert.Equal("InvalidBucketName", delete.ErrorCode);
-        Assert.True(get.IsPersistent);
+        Assert.Equal(TransportFailureKind.Refused, get.FailureKind); // one message's content
         Assert.Empty(handler.Requests);
+    }
+
+    [Theory]
+    [InlineData("my-access-point-hrzrlukc5m36ft7okagglf3gmwluquse1b-s3alias")]
+    [InlineData("Legacy_Bucket")]
+    public async Task APointerFromAnExtendedClientToAnAccessPointOrLegacyBucket_IsFetched(string bucket)
+    {
+        var handler = new RecordingHandler { Default = _ => RecordingHandler.Answer(HttpStatusCode.OK, "{}") };
+        using S3PayloadStore store = Store(handler);
+        var location = new PayloadLocation(bucket, "0b1d6ef0-1d0e-4bd2-9d34-1a7dc8e5b3a4");
+
+        ReadOnlyMemory<byte> payload = await store.GetAsync(location, 1024);
+
+        Assert.Equal("{}", System.Text.Encoding.UTF8.GetString(payload.Span));
+        Assert.Contains(bucket, Assert.Single(handler.Requests).Uri.AbsoluteUri, StringComparison.OrdinalIgnoreCase);
     }
 
     [Fact]
@@ -129,29 +148,22 @@ public sealed class S3PayloadStoreUnitTests
         Assert.Contains("/eu-central-1/s3/aws4_request", handler.Requests[0].Headers["Authorization"], StringComparison.Ordinal);
     }
 
-    [Fact]
-    public async Task CredentialsTheClientCannotGet_AreAPersistentFailure_AsOnTheSqsClient()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task CredentialsWhoseRefreshFails_AreATransientFailure_AsOnTheSqsClient(bool imds)
     {
         var handler = new RecordingHandler();
         var config = new AmazonS3Config { ServiceURL = "http://own-s3.local:9000", ForcePathStyle = true, AuthenticationRegion = "eu-west-1", MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) };
-        using var client = new AmazonS3Client(new NoCredentials(), config);
+        using var client = new AmazonS3Client(new SdkSqsClientTests.FailingCredentials(imds), config);
         using var store = new S3PayloadStore(new S3PayloadStoreOptions { Bucket = "missive-payloads" }, client);
 
         var error = await Assert.ThrowsAsync<MessageTransportException>(() => store.PutAsync("{}"u8.ToArray()));
 
-        Assert.Equal("ClientConfiguration", error.ErrorCode);
-        Assert.True(error.IsPersistent);
-        Assert.False(error.IsTransient);
-        Assert.Contains("credentials", error.Message, StringComparison.Ordinal);
+        Assert.Equal("CredentialsUnavailable", error.ErrorCode);
+        Assert.Equal(TransportFailureKind.Transient, error.FailureKind);
+        Assert.Contains("credentials could not be had", error.Message, StringComparison.Ordinal);
         Assert.Empty(handler.Requests); // nothing was sent
-    }
-
-    /// <summary>Credentials whose source fails, as a missing profile or an expired SSO session does.</summary>
-    private sealed class NoCredentials : Amazon.Runtime.AWSCredentials
-    {
-        public override Amazon.Runtime.ImmutableCredentials GetCredentials() => throw new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired.");
-
-        public override Task<Amazon.Runtime.ImmutableCredentials> GetCredentialsAsync() => Task.FromResult(GetCredentials());
     }
 
     [Fact]

@@ -75,22 +75,49 @@ public sealed class SdkSqsClientTests
     }
 
 #pragma warning disable CA5351 // SQS digests bodies with MD5; nothing here is secured by it
-    [Fact]
-    public async Task CredentialsTheClientCannotGet_AreAPersistentFailure_NotARetriedConnectionError()
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task CredentialsWhoseRefreshFails_AreATransientFailure_NamingTheirSource_NotAConfigurationError(bool imds)
     {
+        // The credentials were there when the host started: a provider that fails now (an expired SSO session, the
+        // instance metadata service out of reach) may recover, and must not mark the destination as misconfigured.
         var handler = new RecordingHandler();
-        var sdk = new AmazonSQSClient(new NoCredentials(), new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
+        var sdk = new AmazonSQSClient(new FailingCredentials(imds), new AmazonSQSConfig { RegionEndpoint = Amazon.RegionEndpoint.EUWest1, MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
         var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
         options.QueueUrls["orders"] = new Uri(QueueUrl);
         using var transport = new AwsTransport(options);
 
         var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "b" }));
 
-        Assert.Equal("ClientConfiguration", error.ErrorCode);
-        Assert.True(error.IsPersistent);
-        Assert.False(error.IsTransient);
-        Assert.Contains("credentials", error.Message, StringComparison.Ordinal);
+        Assert.Equal("CredentialsUnavailable", error.ErrorCode);
+        Assert.Equal(TransportFailureKind.Transient, error.FailureKind);
+        Assert.Contains("credentials could not be had", error.Message, StringComparison.Ordinal);
+        Assert.Contains("signing region eu-west-1", error.Message, StringComparison.Ordinal);
         Assert.Empty(handler.Requests); // nothing was sent
+    }
+
+    [Theory]
+    [InlineData(false)]
+    [InlineData(true)]
+    public async Task OnTheBuiltInClient_CredentialsWhoseRefreshFails_AreTheSameTransientFailure(bool imds)
+    {
+        var handler = new RecordingHandler();
+        using AwsTransport transport = RecordingHandler.Transport(handler, o =>
+        {
+            o.Credentials = new FailingCredentials(imds);
+            o.MaxAttempts = 2;
+            o.MaxBackoff = TimeSpan.FromMilliseconds(1);
+            o.QueueUrls["orders"] = new Uri(QueueUrl);
+        });
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "b" }));
+
+        Assert.Equal("CredentialsUnavailable", error.ErrorCode);
+        Assert.Equal(TransportFailureKind.Transient, error.FailureKind);
+        Assert.Contains("after 2 attempts", error.Message, StringComparison.Ordinal); // retried, as a refresh may succeed
+        Assert.Contains("Credentials come from", error.Message, StringComparison.Ordinal);
+        Assert.Empty(handler.Requests);
     }
 
     private static string Md5(string text) => Convert.ToHexStringLower(System.Security.Cryptography.MD5.HashData(System.Text.Encoding.UTF8.GetBytes(text)));
@@ -99,10 +126,15 @@ public sealed class SdkSqsClientTests
     private static AwsTransport Transport(RecordingHandler handler, int maxErrorRetry)
         => SdkHttpClients.SqsTransport(handler, "orders", QueueUrl, maxErrorRetry);
 
-    /// <summary>Credentials whose source fails, as a missing profile or an expired SSO session does.</summary>
-    private sealed class NoCredentials : Amazon.Runtime.AWSCredentials
+    /// <summary>
+    /// Credentials whose provider fails to refresh, as the SDK's own do: SSO's with an <see cref="Amazon.Runtime.AmazonClientException"/>, the
+    /// instance metadata provider's with an <see cref="Amazon.Runtime.AmazonServiceException"/> without code or status
+    /// (aws-sdk-net, DefaultInstanceProfileAWSCredentials.cs).
+    /// </summary>
+    internal sealed class FailingCredentials(bool imds) : Amazon.Runtime.AWSCredentials
     {
-        public override Amazon.Runtime.ImmutableCredentials GetCredentials() => throw new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired.");
+        public override Amazon.Runtime.ImmutableCredentials GetCredentials()
+            => throw (imds ? new Amazon.Runtime.AmazonServiceException("Failed to retrieve credentials from EC2 Instance Metadata Service.") : new Amazon.Runtime.AmazonClientException("Failed to resolve AWS credentials: the SSO session has expired."));
 
         public override Task<Amazon.Runtime.ImmutableCredentials> GetCredentialsAsync() => Task.FromResult(GetCredentials());
     }
