@@ -82,4 +82,70 @@ public sealed class DeleteBatcherTests
         ScriptedVisibilityTransport.Call call = await transport.WaitForCallsAsync(1);
         Assert.Equal(["r7"], call.Handles);
     }
+
+    [Fact]
+    public async Task ADeleteCallThatFails_IsTriedAgainAfterABackoff_NotAtOnce_AndAtMostThreeTimes()
+    {
+        // The transport made its own attempts within each call: the batcher's next call waits 1 s, then 2 s.
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var deletes = new DeleteBatcher(transport, "orders", clock, CallTimeout, NullLogger.Instance);
+        DateTimeOffset start = clock.GetUtcNow();
+        deletes.Delete(Message(0));
+        deletes.Delete(Message(1));
+        clock.Advance(DeleteBatcher.MaxWait);
+        (await transport.WaitForCallsAsync(1)).Answer.SetException(new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient });
+
+        await WaitUntilAsync(() => deletes.WaitingForBackoff == 2);
+        clock.Advance(DeleteBatcher.RetryDelay - TimeSpan.FromMilliseconds(1));
+        Assert.Single(transport.Calls); // not again at once
+        clock.Advance(TimeSpan.FromMilliseconds(1));
+        ScriptedVisibilityTransport.Call second = await transport.WaitForCallsAsync(2);
+        Assert.Equal(["r0", "r1"], second.Handles); // the retries go together
+        Assert.Equal(start + DeleteBatcher.MaxWait + DeleteBatcher.RetryDelay, second.At);
+        second.Answer.SetResult([new BatchEntryResult(0, null, "InternalError", "Please try again.", SenderFault: false), BatchEntryResult.Success(1, null)]);
+
+        await WaitUntilAsync(() => deletes.WaitingForBackoff == 1);
+        clock.Advance(DeleteBatcher.RetryDelay);
+        Assert.Equal(2, transport.Calls.Count);
+        clock.Advance(DeleteBatcher.RetryDelay);
+        ScriptedVisibilityTransport.Call third = await transport.WaitForCallsAsync(3);
+        Assert.Equal(["r0"], third.Handles);
+        Assert.Equal(second.At + (2 * DeleteBatcher.RetryDelay), third.At);
+        third.Answer.SetException(new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient });
+
+        await WaitUntilAsync(() => third.Answer.Task.IsCompleted);
+        Assert.Equal(0, deletes.WaitingForBackoff); // given up: the message comes back, at least once
+        clock.Advance(TimeSpan.FromMinutes(1));
+        Assert.Equal(3, transport.Calls.Count);
+    }
+
+    [Fact]
+    public async Task CompleteAsync_SendsAReceiptWaitingForItsBackoff_AtOnce()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var deletes = new DeleteBatcher(transport, "orders", clock, CallTimeout, NullLogger.Instance);
+        deletes.Delete(Message(0));
+        clock.Advance(DeleteBatcher.MaxWait);
+        (await transport.WaitForCallsAsync(1)).Answer.SetException(new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient });
+        await WaitUntilAsync(() => deletes.WaitingForBackoff == 1);
+
+        Task completed = deletes.CompleteAsync();
+        ScriptedVisibilityTransport.Call again = await transport.WaitForCallsAsync(2);
+        Assert.Equal(["r0"], again.Handles);
+        Assert.False(completed.IsCompleted); // the drain waits for it
+        again.Succeed();
+        await completed.WaitAsync(TimeSpan.FromSeconds(30));
+    }
+
+    /// <summary>Waits (polling, within the tests' patience; never a clock) until the batcher has taken a call's answer in.</summary>
+    private static async Task WaitUntilAsync(Func<bool> condition)
+    {
+        for (int i = 0; !condition(); i++)
+        {
+            Assert.True(i < 3000, "condition not met");
+            await Task.Delay(1);
+        }
+    }
 }

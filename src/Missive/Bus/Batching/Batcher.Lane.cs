@@ -34,5 +34,8 @@ internal sealed partial class Batcher<TKey, TEntry>
         public DateTimeOffset? ArmedFor { get; set; }
 
         public Dictionary<object, BatchEntryResult>? FailedGroups { get; set; }
+
+        /// <summary>Gets or sets the entries that join the lane once their delay has passed (<see cref="Batcher{TKey, TEntry}.AddAfter"/>), and when.</summary>
+        public List<(TEntry Entry, DateTimeOffset Due)>? Delayed { get; set; }
     }
 }

@@ -65,6 +65,24 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         _callEnded = callEnded;
     }
 
+    /// <summary>Gets how many entries wait for their delay (<see cref="AddAfter"/>) in every lane (tests).</summary>
+    internal int DelayedCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                int count = 0;
+                foreach (Lane lane in _lanes.Values)
+                {
+                    count += lane.Delayed?.Count ?? 0;
+                }
+
+                return count;
+            }
+        }
+    }
+
     /// <summary>Adds an entry to its lane.</summary>
     public void Add(TKey key, TEntry entry)
     {
@@ -73,6 +91,32 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         {
             Lane lane = LaneOf(key);
             Put(lane, entry, ref starts);
+            Decide(lane, ref starts);
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>
+    /// Adds an entry to its lane once <paramref name="delay"/> has passed (a retry's backoff): until then it waits apart,
+    /// counted as waiting (a drain waits for it, and sends it at once).
+    /// </summary>
+    public void AddAfter(TKey key, TEntry entry, TimeSpan delay)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            Lane lane = LaneOf(key);
+            if (_completed || delay <= TimeSpan.Zero)
+            {
+                Put(lane, entry, ref starts);
+            }
+            else
+            {
+                (lane.Delayed ??= []).Add((entry, _clock.GetUtcNow() + delay));
+                _waiting++;
+            }
+
             Decide(lane, ref starts);
         }
 
@@ -150,6 +194,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             _completed |= complete;
             foreach (Lane lane in new List<Lane>(_lanes.Values))
             {
+                PutDelayed(lane, DateTimeOffset.MaxValue, ref starts); // what waits for its delay goes now
                 if (lane.Open is not null)
                 {
                     Close(lane);
@@ -214,21 +259,62 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         }
     }
 
+    /// <summary>
+    /// Puts the delayed entries due by <paramref name="now"/> (all of them once the batcher is complete) into the lane's
+    /// open batch, in the order they were delayed, and closes it. Under the lock.
+    /// </summary>
+    private void PutDelayed(Lane lane, DateTimeOffset now, ref List<(Lane, List<TEntry>)>? starts)
+    {
+        if (lane.Delayed is not { Count: > 0 } delayed)
+        {
+            return;
+        }
+
+        List<TEntry>? due = null;
+        delayed.RemoveAll(d =>
+        {
+            if (_completed || d.Due <= now)
+            {
+                (due ??= []).Add(d.Entry);
+                return true;
+            }
+
+            return false;
+        });
+        if (due is null)
+        {
+            return;
+        }
+
+        _waiting -= due.Count; // counted again as they are put in
+        foreach (TEntry entry in due)
+        {
+            Put(lane, entry, ref starts);
+        }
+
+        if (lane.Open is not null)
+        {
+            Close(lane); // they have waited: they go now, with whatever was gathering
+        }
+    }
+
     /// <summary>Closes the open batch if the policy says it goes now (else arms its wait), and takes what may start. Under the lock.</summary>
     private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts)
     {
         BatchPolicy policy = lane.Policy;
+        DateTimeOffset now = _clock.GetUtcNow();
+        PutDelayed(lane, now, ref starts);
         if (lane.Open is not null)
         {
-            DateTimeOffset now = _clock.GetUtcNow();
             if (_completed || Due(lane, now) || (policy.SendWhenIdle && lane.Running == 0 && lane.Closed.Count == 0))
             {
                 Close(lane);
             }
-            else
-            {
-                Arm(lane, now);
-            }
+        }
+
+        if (lane.Open is not null || lane.Delayed is { Count: > 0 })
+        {
+            Arm(lane, now);
         }
 
         while (lane.Closed.Count > 0 && lane.Running < policy.MaxConcurrentCalls)
@@ -240,7 +326,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             (starts ??= []).Add((lane, batch));
         }
 
-        if (_lanes.Count > RetainedLanes && lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null)
+        if (_lanes.Count > RetainedLanes && lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null && lane.Delayed is not { Count: > 0 })
         {
             _lanes.Remove(lane.Key); // many lanes (a heartbeat's retry delays of many lengths): an idle one goes, a later entry opens it anew
             lane.Timer?.Dispose();
@@ -251,18 +337,29 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         => (lane.Policy.MaxWait is { } maxWait && now - lane.OpenedAt >= maxWait)
         || (lane.IdleFlush && lane.Policy.IdleWait is { } idle && now - lane.LastAdded >= idle);
 
-    /// <summary>Arms the lane's timer for the earliest time its open batch may be due. Under the lock.</summary>
+    /// <summary>Arms the lane's timer for the earliest time its open batch may be due or a delayed entry comes due. Under the lock.</summary>
     private void Arm(Lane lane, DateTimeOffset now)
     {
         DateTimeOffset? due = null;
-        if (lane.Policy.MaxWait is { } maxWait)
+        if (lane.Open is not null && lane.Policy.MaxWait is { } maxWait)
         {
             due = lane.OpenedAt + maxWait;
         }
 
-        if (lane.IdleFlush && lane.Policy.IdleWait is { } idle && (due is null || lane.LastAdded + idle < due))
+        if (lane.Open is not null && lane.IdleFlush && lane.Policy.IdleWait is { } idle && (due is null || lane.LastAdded + idle < due))
         {
             due = lane.LastAdded + idle;
+        }
+
+        if (lane.Delayed is { } delayed)
+        {
+            foreach ((_, DateTimeOffset delayedUntil) in delayed)
+            {
+                if (due is null || delayedUntil < due)
+                {
+                    due = delayedUntil;
+                }
+            }
         }
 
         if (due is null || _disposed || (lane.ArmedFor is { } armed && armed <= due))

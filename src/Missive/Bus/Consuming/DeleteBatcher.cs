@@ -16,8 +16,10 @@ namespace Missive.Bus;
 /// <see cref="CompleteAsync"/> cannot wait for ever: it sends whatever is pending and waits for every call under way, so
 /// that nothing handled is left to be delivered again.</item>
 /// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: those not sent or whose outcome is unknown go again
-/// in a later call, up to <see cref="MaxAttempts"/> calls (a call abandoned at its deadline is not repeated); only what
-/// is still not deleted then, or whose receipt is gone, is logged as what may be handled twice.</item>
+/// in a later call after a backoff (<see cref="RetryDelay"/>, doubling), up to <see cref="MaxAttempts"/> calls (a call
+/// abandoned at its deadline is not repeated): the transport has made its own attempts within each call, so a failing
+/// endpoint is given time. Only what is still not deleted then, or whose receipt is gone, is logged as what may be
+/// handled twice. Completing sends the receipts waiting for their backoff at once.</item>
 /// </list>
 /// </remarks>
 internal sealed class DeleteBatcher : IDisposable
@@ -30,6 +32,9 @@ internal sealed class DeleteBatcher : IDisposable
 
     /// <summary>How long a receipt waits for others before its batch goes out.</summary>
     public static readonly TimeSpan MaxWait = TimeSpan.FromMilliseconds(20);
+
+    /// <summary>How long a receipt whose delete call failed waits before its second call; the third waits twice as long.</summary>
+    public static readonly TimeSpan RetryDelay = TimeSpan.FromSeconds(1);
 
     private readonly IMessageTransport _transport;
     private readonly string _queue;
@@ -44,6 +49,9 @@ internal sealed class DeleteBatcher : IDisposable
         var policy = new BatchPolicy { MaxEntries = MaxBatch, MaxWait = MaxWait, CallDeadline = callTimeout };
         _batcher = new Batcher<string, Receipt>(_ => policy, CallAsync, Complete, timeProvider);
     }
+
+    /// <summary>Gets how many receipts wait for their backoff before another delete call (tests).</summary>
+    internal int WaitingForBackoff => _batcher.DelayedCount;
 
     /// <summary>Queues a handled message for deletion; the tenth of a batch sends it at once.</summary>
     public void Delete(SqsMessage message) => _batcher.Add(_queue, new Receipt(message));
@@ -73,7 +81,7 @@ internal sealed class DeleteBatcher : IDisposable
 
         if (result.Outcome is BatchEntryOutcome.NotSent or BatchEntryOutcome.Unknown && result.ErrorCode != BatchResults.TimedOutCode && ++receipt.Attempts < MaxAttempts)
         {
-            _batcher.Add(_queue, receipt); // a delete is safe to make again
+            _batcher.AddAfter(_queue, receipt, RetryDelay * (1 << (receipt.Attempts - 1))); // a delete is safe to make again
             return;
         }
 
