@@ -47,7 +47,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
     /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them).</summary>
     /// <param name="options">The options. Must not be null.</param>
-    /// <exception cref="MessageBusConfigurationException">The region, the credentials or an endpoint cannot be resolved.</exception>
+    /// <exception cref="MessageBusConfigurationException">An option is out of range (a FIFO queue or topic under a name without <c>.fifo</c> among them), or the region, the credentials or an endpoint cannot be resolved.</exception>
     public AwsTransport(AwsTransportOptions options)
         : this(options, loggerFactory: null)
     {
@@ -56,7 +56,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     /// <summary>Creates a transport with its own HTTP clients (dispose the transport to release them), logging to <paramref name="loggerFactory"/>.</summary>
     /// <param name="options">The options. Must not be null.</param>
     /// <param name="loggerFactory">Where the transport logs (messages left unread, clock corrections), or <c>null</c>.</param>
-    /// <exception cref="MessageBusConfigurationException">The region, the credentials or an endpoint cannot be resolved.</exception>
+    /// <exception cref="MessageBusConfigurationException">An option is out of range (a FIFO queue or topic under a name without <c>.fifo</c> among them), or the region, the credentials or an endpoint cannot be resolved.</exception>
     public AwsTransport(AwsTransportOptions options, ILoggerFactory? loggerFactory)
         : this(options, AwsSettings.Resolve(options, Environment.GetEnvironmentVariable), null, TimeProvider.System, loggerFactory?.CreateLogger<AwsTransport>())
     {
@@ -65,6 +65,16 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     internal AwsTransport(AwsTransportOptions options, AwsSettings settings, Func<string, HttpClient>? httpClients, TimeProvider timeProvider, ILogger? logger = null, Amazon.SQS.IAmazonSQS? sqsClient = null)
     {
         ArgumentNullException.ThrowIfNull(options);
+
+        // The options' own checks hold however the transport is built (UseAws reports them when the host starts, and
+        // builds the transport only afterwards): a FIFO queue or topic under a name without .fifo would lose its order.
+        var problems = new List<string>();
+        AwsTransportOptionsValidator.FindProblems(options, problems);
+        if (problems.Count > 0)
+        {
+            throw new MessageBusConfigurationException(problems);
+        }
+
         ILogger log = logger ?? NullLogger.Instance;
         Settings = settings;
         _queueUrls = new Dictionary<string, Uri>(options.QueueUrls, StringComparer.Ordinal);

@@ -96,7 +96,7 @@ public sealed class QueuePollerHealthCheck : IHealthCheck
         return Task.FromResult(result);
     }
 
-    /// <summary>How long ago the heartbeat ran, when that is more than half a visibility timeout (it ticks every quarter).</summary>
+    /// <summary>How long ago the heartbeat ran, when that is more than half a visibility timeout (it ticks every eighth).</summary>
     private TimeSpan? HeartbeatLate()
     {
         if (_poller.HeartbeatRanAt is not { } ran)

@@ -20,8 +20,11 @@ namespace Missive.ConcurrencyTests;
 /// <item>A receive may fail whole (a transient service error).</item>
 /// <item>A visibility change may answer at once, land half a second late (taking effect then), or meet one fault per
 /// receipt at most (what the heartbeat's margin promises to absorb): stall until its caller gives up; ignore its token
-/// and land after its caller abandoned it (a transport that cannot take back a request it sent); or fail the entry on
-/// the service's side (an internal error or throttling, not applied).</item>
+/// and land after its caller abandoned it (a transport that cannot take back a request it sent); honour its token, its
+/// task ending at once, yet land two seconds later (a request already sent, applied after its sender gave up); or fail
+/// the entry on the service's side (an internal error or throttling, not applied).</item>
+/// <item>The extension calls made at one instant are at most one per tick plus one per extension call abandoned then:
+/// an abandoned call is retried by one call, not one per message.</item>
 /// <item>A delete may fail whole, or fail some entries on the service's side (not deleted): the messages come back, at
 /// least once.</item>
 /// <item>Every delivery checks that the message's handler is not running (it may not be delivered again within the
@@ -36,7 +39,10 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
     private readonly List<Stored> _messages = [];
     private readonly List<Change> _changes = [];
     private readonly HashSet<string> _faulted = new(StringComparer.Ordinal); // receipts that met their one fault
+    private readonly Dictionary<DateTimeOffset, List<string>> _extensionCalls = []; // their receipts, by the instant they were made
+    private readonly Dictionary<DateTimeOffset, int> _abandonedCalls = []; // extension calls whose token was cancelled, by that instant
     private int _receipts;
+    private int _landingsPending;
 
     public bool IsReceiveCancellationSafe => true;
 
@@ -81,6 +87,9 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         }
     }
 
+    /// <summary>Gets how many changes whose call ended are still to land (the test waits for them before it checks).</summary>
+    public int LandingsPending => Volatile.Read(ref _landingsPending);
+
     public async Task<IReadOnlyList<BatchEntryResult>> ChangeVisibilityBatchAsync(string queueName, IReadOnlyList<string> receiptHandles, TimeSpan visibility, CancellationToken cancellationToken = default)
     {
         DateTimeOffset sent = clock.GetUtcNow();
@@ -91,15 +100,35 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
             {
                 _changes.Add(new Change(handle, extension, Requested: sent, Applied: null));
             }
+
+            if (extension)
+            {
+                if (!_extensionCalls.TryGetValue(sent, out List<string>? calls))
+                {
+                    _extensionCalls[sent] = calls = [];
+                }
+
+                calls.Add(string.Join("+", receiptHandles));
+            }
         }
 
+        // Kept after the call returns: the bus may give a call up after the model answered it, before it read the answer.
+        _ = extension ? cancellationToken.Register(() =>
+        {
+            lock (_gate)
+            {
+                DateTimeOffset at = clock.GetUtcNow();
+                _abandonedCalls[at] = _abandonedCalls.GetValueOrDefault(at) + 1;
+            }
+        }) : default;
+
         await Task.Yield();
-        int fault = _random.NextInteger(6);
+        int fault = _random.NextInteger(7);
         bool faulted;
         lock (_gate)
         {
             // One fault per receipt at most (stall, land after abandoned, entry failure): the heartbeat's margin absorbs one.
-            faulted = fault is 1 or 3 or 4 && !receiptHandles.Any(_faulted.Contains);
+            faulted = fault is 1 or 3 or 4 or 6 && !receiptHandles.Any(_faulted.Contains);
             if (faulted)
             {
                 _faulted.UnionWith(receiptHandles);
@@ -109,6 +138,28 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
         if (faulted && fault == 1)
         {
             await ClockDelay.WaitAsync(clock, Timeout.InfiniteTimeSpan, cancellationToken); // until its caller gives up
+        }
+
+        if (faulted && fault == 6)
+        {
+            // Sent, then given up by its caller: the task ends cancelled, and the service applies the change two seconds later.
+            try
+            {
+                await ClockDelay.WaitAsync(clock, Timeout.InfiniteTimeSpan, cancellationToken);
+            }
+            catch (OperationCanceledException)
+            {
+                Interlocked.Increment(ref _landingsPending);
+                _ = Task.Run(
+                    async () =>
+                    {
+                        await ClockDelay.WaitAsync(clock, TimeSpan.FromSeconds(2), CancellationToken.None);
+                        Apply(receiptHandles, visibility, sent);
+                        Interlocked.Decrement(ref _landingsPending);
+                    },
+                    CancellationToken.None);
+                throw;
+            }
         }
 
         if (faulted && fault == 3)
@@ -122,8 +173,13 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
             await ClockDelay.WaitAsync(clock, TimeSpan.FromMilliseconds(500), CancellationToken.None); // lands late, and takes effect then
         }
 
-        bool entriesFail = faulted && fault == 4;
+        return Apply(receiptHandles, visibility, sent, entriesFail: faulted && fault == 4);
+    }
 
+    /// <summary>Applies visibility changes now, each entry its own result (some failed on the service's side with <paramref name="entriesFail"/>).</summary>
+    private BatchEntryResult[] Apply(IReadOnlyList<string> receiptHandles, TimeSpan visibility, DateTimeOffset sent, bool entriesFail = false)
+    {
+        bool extension = visibility == visibilityTimeout;
         lock (_gate)
         {
             DateTimeOffset now = clock.GetUtcNow();
@@ -152,6 +208,22 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
             }
 
             return results;
+        }
+    }
+
+    /// <summary>
+    /// An abandoned extension call is retried by one call: at each instant, the extension calls made are at most one (the
+    /// tick's) plus one per extension call abandoned then.
+    /// </summary>
+    public void CheckOneRetryPerAbandonedCall()
+    {
+        lock (_gate)
+        {
+            foreach ((DateTimeOffset at, List<string> calls) in _extensionCalls)
+            {
+                int abandoned = _abandonedCalls.GetValueOrDefault(at);
+                Specification.Assert(calls.Count <= 1 + abandoned, $"{calls.Count} extension calls were made at {at:ss.fff} ({string.Join("; ", calls)}), when {abandoned} were abandoned: an abandoned call makes one retry; all calls: {string.Join(" | ", _changes.Select(c => $"{(c.Extension ? "extend" : "release")} {c.Receipt} {(c.Applied is null ? "asked" : "applied")} {c.Requested:ss.fff}/{c.Applied:ss.fff}"))}");
+            }
         }
     }
 
@@ -191,8 +263,8 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
 
     /// <summary>
     /// No release or retry delay was undone: an extension that took effect after a release of its receipt was asked for
-    /// (it was under way) is followed by the release asked for again (whatever became of that call: a failed release
-    /// leaves the message to come back when its visibility ends, as SQS documents).
+    /// (it was under way) is followed by the release taking effect, or asked for again (whatever became of that call: a
+    /// failed release leaves the message to come back when its visibility ends, as SQS documents).
     /// </summary>
     public void CheckNoReleaseUndone()
     {
@@ -207,6 +279,10 @@ internal sealed class ModelQueue(TimeProvider clock, TimeSpan visibilityTimeout,
                     {
                         released = true;
                         undone = false; // asked for (again) after whatever landed before
+                    }
+                    else if (!change.Extension)
+                    {
+                        undone = false; // the release itself took effect after whatever landed before
                     }
                     else if (change.Extension && change.Applied is not null && released)
                     {

@@ -10,11 +10,16 @@ namespace Missive.ConcurrencyTests;
 /// <summary>
 /// A model of SQS's send side with faults the engine chooses per call: every entry taken, the call refused whole before
 /// it took effect (a 500), the call taken but its answer lost, some entries failed on the service's side or the
-/// sender's, or an answer that comes only after ten seconds of the fake clock. It records what it stored, in order, and
-/// in which call each entry was presented.
+/// sender's, an answer that comes only after ten seconds of the fake clock, or (with <paramref name="lateCalls"/>) a
+/// call that ignores its token and takes its entries only after the batch call's deadline, reading their bodies then (a
+/// transport that cannot take back a request it sent). It records what it stored, in order, and in which call each entry
+/// was presented.
 /// </summary>
-internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
+internal sealed class ModelQueues(TimeProvider clock, bool lateCalls = false) : IMessageTransport
 {
+    /// <summary>How long a late call takes: past the batch call's deadline (two minutes).</summary>
+    public static readonly TimeSpan LateCall = TimeSpan.FromMinutes(2) + TimeSpan.FromSeconds(10);
+
     public const string AnswerLost = "the call took effect but its answer was lost";
 
     private readonly object _gate = new();
@@ -23,6 +28,7 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
     private readonly Dictionary<string, int> _presented = [];
     private readonly List<int> _faults = [];
     private int _calls;
+    private int _underWay;
 
     /// <summary>Gets the ids stored, in the order the service took them.</summary>
     public IReadOnlyList<string> Stored
@@ -60,7 +66,23 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
         }
     }
 
+    /// <summary>Gets how many calls have not ended (a late one runs on after the bus abandoned it).</summary>
+    public int CallsUnderWay => Volatile.Read(ref _underWay);
+
     public async Task<IReadOnlyList<BatchEntryResult>> SendBatchAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken = default)
+    {
+        Interlocked.Increment(ref _underWay);
+        try
+        {
+            return await CallAsync(requests, cancellationToken);
+        }
+        finally
+        {
+            Interlocked.Decrement(ref _underWay);
+        }
+    }
+
+    private async Task<IReadOnlyList<BatchEntryResult>> CallAsync(IReadOnlyList<SqsSendRequest> requests, CancellationToken cancellationToken)
     {
         int call;
         lock (_gate)
@@ -73,7 +95,7 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
         }
 
         await Task.Yield(); // the call is under way
-        int fault = _random.NextInteger(5);
+        int fault = _random.NextInteger(lateCalls ? 6 : 5);
         lock (_gate)
         {
             _faults.Add(fault);
@@ -105,6 +127,9 @@ internal sealed class ModelQueues(TimeProvider clock) : IMessageTransport
                 return results;
             case 4:
                 await Missive.Bus.ClockDelay.WaitAsync(clock, TimeSpan.FromSeconds(10), cancellationToken); // an answer that comes late
+                goto default;
+            case 5:
+                await Missive.Bus.ClockDelay.WaitAsync(clock, LateCall, CancellationToken.None); // abandoned by the bus, and taken after all
                 goto default;
             default:
                 Store(requests);

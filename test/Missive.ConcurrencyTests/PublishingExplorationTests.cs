@@ -20,9 +20,11 @@ namespace Missive.ConcurrencyTests;
 /// <item>no hang: everything ends within the fake clock's steps;</item>
 /// <item>exactly one outcome per message, and it is true: a message reported sent was stored once; a message stored and
 /// reported failed carries the error of a call whose answer was lost; a message reported cancelled was not stored;</item>
-/// <item>no body is taken back while a call reads it (the model reads each body from its pooled array when it stores it);</item>
+/// <item>no body is taken back while a call reads it (the model reads each body from its pooled array when it stores it,
+/// also when it takes a call the bus abandoned at its deadline);</item>
 /// <item>FIFO: a group's messages are stored in the batch's order, and none is stored after an earlier one of its group
-/// failed in an earlier call or was never sent for it.</item>
+/// failed in an earlier call or was never sent for it; coalesced publishes of a group are stored in the order of their
+/// calls, a call abandoned at its deadline and taken late included.</item>
 /// </list>
 /// </summary>
 public sealed class PublishingExplorationTests(ITestOutputHelper output)
@@ -35,13 +37,17 @@ public sealed class PublishingExplorationTests(ITestOutputHelper output)
 
     [Fact]
     public void CoalescedPublishes_UnderFaultsAndCancellation_KeepTheirInvariants()
-        => Exploration.Run(nameof(CoalescedPublishes_UnderFaultsAndCancellation_KeepTheirInvariants), CoalescedPublishesAsync, iterations: 300, output);
+        => Exploration.Run(nameof(CoalescedPublishes_UnderFaultsAndCancellation_KeepTheirInvariants), () => CoalescedPublishesAsync(fifo: false), iterations: 300, output);
+
+    [Fact]
+    public void CoalescedFifoPublishes_WithCallsTakenAfterTheirDeadline_KeepTheirGroupsInOrder()
+        => Exploration.Run(nameof(CoalescedFifoPublishes_WithCallsTakenAfterTheirDeadline_KeepTheirGroupsInOrder), () => CoalescedPublishesAsync(fifo: true), iterations: 200, output);
 
     private static async Task BatchPublishAsync()
     {
         var random = Generator.Create();
         var clock = new FakeTimeProvider();
-        var model = new ModelQueues(clock);
+        var model = new ModelQueues(clock, lateCalls: true);
         bool fifo = random.NextBoolean();
         bool oneAtATime = random.NextBoolean();
         using ServiceProvider services = Services(model, clock, fifo ? "notes.fifo" : "notes", oneAtATime, coalesce: false);
@@ -56,7 +62,7 @@ public sealed class PublishingExplorationTests(ITestOutputHelper output)
             await Task.Yield();
             cancel.Cancel(); // on this task: the engine controls it (CancelAsync would run the callbacks on the thread pool)
         }) : Task.CompletedTask;
-        await RunClock(clock, batch, TimeSpan.FromMilliseconds(50), () => $"fifo {fifo}, one at a time {oneAtATime}, cancels {cancels} (cancelled {cancel.IsCancellationRequested}), stored [{string.Join(",", model.Stored)}], presented [{string.Join(",", model.Presented.Select(p => p.Key + "@" + p.Value))}], faults [{string.Join(",", model.Faults)}]");
+        await RunClock(clock, batch, TimeSpan.FromMilliseconds(50), model, () => $"fifo {fifo}, one at a time {oneAtATime}, cancels {cancels} (cancelled {cancel.IsCancellationRequested}), stored [{string.Join(",", model.Stored)}], presented [{string.Join(",", model.Presented.Select(p => p.Key + "@" + p.Value))}], faults [{string.Join(",", model.Faults)}]");
         IReadOnlyList<PublishResult<Note>> results = await batch;
         await canceller;
 
@@ -69,12 +75,12 @@ public sealed class PublishingExplorationTests(ITestOutputHelper output)
         }
     }
 
-    private static async Task CoalescedPublishesAsync()
+    private static async Task CoalescedPublishesAsync(bool fifo)
     {
         var random = Generator.Create();
         var clock = new FakeTimeProvider();
-        var model = new ModelQueues(clock);
-        using ServiceProvider services = Services(model, clock, "notes", oneAtATime: false, coalesce: true);
+        var model = new ModelQueues(clock, lateCalls: true);
+        using ServiceProvider services = Services(model, clock, fifo ? "notes.fifo" : "notes", oneAtATime: false, coalesce: true);
         IMessagePublisher publisher = services.GetRequiredService<IMessagePublisher>();
         List<Note> notes = Notes();
         var cancels = new List<CancellationTokenSource>();
@@ -111,27 +117,54 @@ public sealed class PublishingExplorationTests(ITestOutputHelper output)
         }
 
         Task<(string Id, Exception? Error)[]> all = Task.WhenAll(publishes);
-        await RunClock(clock, all, TimeSpan.FromMilliseconds(250), () => $"stored [{string.Join(",", model.Stored)}], faults [{string.Join(",", model.Faults)}], done [{string.Join(",", publishes.Select(p => p.IsCompleted ? 1 : 0))}]");
+        await RunClock(clock, all, TimeSpan.FromMilliseconds(250), model, () => $"stored [{string.Join(",", model.Stored)}], faults [{string.Join(",", model.Faults)}], done [{string.Join(",", publishes.Select(p => p.IsCompleted ? 1 : 0))}]");
         (string Id, Exception? Error)[] outcomes = await all;
         await Task.WhenAll(cancellers);
         cancels.ForEach(c => c.Dispose());
 
         CheckOutcomes(model, outcomes);
+        if (fifo)
+        {
+            CheckCallOrder(model);
+        }
     }
 
-    /// <summary>Advances the fake clock while <paramref name="until"/> runs; a run that needs more steps than this hangs.</summary>
-    private static async Task RunClock(FakeTimeProvider clock, Task until, TimeSpan step, Func<string> state)
+    /// <summary>
+    /// Advances the fake clock while <paramref name="until"/> runs, then until every call the bus abandoned has been taken;
+    /// a run that needs more steps than this hangs. Every tenth step jumps ten seconds, so that a call's deadline and a
+    /// late call are reached in a few dozen steps.
+    /// </summary>
+    private static async Task RunClock(FakeTimeProvider clock, Task until, TimeSpan step, ModelQueues model, Func<string> state)
     {
-        for (int steps = 0; !until.IsCompleted; steps++)
+        for (int steps = 0; !until.IsCompleted || model.CallsUnderWay > 0; steps++)
         {
             if (steps >= 2_000)
             {
                 Specification.Assert(false, "no hang: the publishes did not end within 2,000 steps of the fake clock: " + state());
             }
 
-            clock.Advance(step);
+            clock.Advance(steps % 10 == 9 ? TimeSpan.FromSeconds(10) : step);
             await Task.Delay(1); // a scheduling point (the engine does not wait on the real clock)
         }
+    }
+
+    /// <summary>Coalesced FIFO publishes: of two stored messages of a group, the one presented in an earlier call was stored first.</summary>
+    private static void CheckCallOrder(ModelQueues model)
+    {
+        IReadOnlyList<string> stored = model.Stored;
+        IReadOnlyDictionary<string, int> presented = model.Presented;
+        for (int a = 0; a < stored.Count; a++)
+        {
+            for (int b = a + 1; b < stored.Count; b++)
+            {
+                if (Group(stored[a]) == Group(stored[b]))
+                {
+                    Specification.Assert(presented[stored[a]] <= presented[stored[b]], $"{stored[a]} (call {presented[stored[a]]}) overtook {stored[b]} of its group (call {presented[stored[b]]}): it was stored first");
+                }
+            }
+        }
+
+        static string Group(string id) => "g" + (int.Parse(id[2..], System.Globalization.CultureInfo.InvariantCulture) % 2);
     }
 
     private static void CheckOutcomes(ModelQueues model, IEnumerable<(string Id, Exception? Error)> outcomes)
@@ -151,7 +184,9 @@ public sealed class PublishingExplorationTests(ITestOutputHelper output)
             }
             else if (times == 1)
             {
-                Specification.Assert(error.Message.Contains(ModelQueues.AnswerLost, StringComparison.Ordinal), $"{id} was stored but reported failed with: {error.Message}");
+                Specification.Assert(
+                    error.Message.Contains(ModelQueues.AnswerLost, StringComparison.Ordinal) || error.Message.Contains("CallTimedOut", StringComparison.Ordinal),
+                    $"{id} was stored but reported failed with: {error.Message}");
             }
         }
     }

@@ -108,16 +108,15 @@ public class TransportBenchmarks
         // As the bus sends to this transport (done with bodies when its calls complete): each body in a pooled array,
         // cleared and given back after the call.
         var requests = new SqsSendRequest[Batch];
-        var rented = new byte[Batch][];
         for (int i = 0; i < Batch; i++)
         {
-            requests[i] = _writer.ToSqsOnRentedBody(_envelopes[i], Queue, null, null, null, out rented[i]);
+            requests[i] = _writer.ToSqsOnRentedBody(_envelopes[i], Queue, null, null, null);
         }
 
         IReadOnlyList<BatchEntryResult> results = await _missive.SendBatchAsync(requests);
         for (int i = 0; i < Batch; i++)
         {
-            EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8Body.Length);
+            requests[i].RentedBody!.Release();
         }
 
         return results.Count;

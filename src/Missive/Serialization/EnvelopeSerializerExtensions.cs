@@ -57,7 +57,7 @@ public static class EnvelopeSerializerExtensions
 
     /// <summary>
     /// As <see cref="SerializeToUtf8Text{T}"/>, into an array rented from <see cref="ArrayPool{T}.Shared"/>: give it back
-    /// with <see cref="ReturnUtf8Text"/> once nothing reads the bytes any more.
+    /// through a <see cref="Buffers.RentedBody"/> once nothing reads the bytes any more (it clears them first).
     /// </summary>
     /// <returns>The bytes written, at the start of <paramref name="rented"/>.</returns>
     internal static ReadOnlyMemory<byte> SerializeToRentedUtf8Text<T>(this IEnvelopeSerializer serializer, MessageEnvelope<T> envelope, out byte[] rented)
@@ -76,13 +76,6 @@ public static class EnvelopeSerializerExtensions
         rented = ArrayPool<byte>.Shared.Rent(Base64.GetMaxEncodedToUtf8Length(buffer.WrittenCount));
         Base64.EncodeToUtf8(buffer.WrittenSpan, rented, out _, out int written);
         return rented.AsMemory(0, written);
-    }
-
-    /// <summary>Clears the first <paramref name="length"/> bytes of an array from <see cref="SerializeToRentedUtf8Text{T}"/> (a message body) and gives it back.</summary>
-    internal static void ReturnUtf8Text(byte[] rented, int length)
-    {
-        rented.AsSpan(0, length).Clear();
-        ArrayPool<byte>.Shared.Return(rented);
     }
 
     /// <summary>Serializes an envelope to a new array.</summary>

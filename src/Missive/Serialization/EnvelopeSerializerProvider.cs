@@ -47,10 +47,6 @@ public sealed class EnvelopeSerializerProvider : IEnvelopeSerializerProvider
     /// The rule, and its one message, for writing a format: protobuf only where it was enabled. The startup check
     /// asks it too, before any serializer is built, so that the refusal is listed with every other mistake.
     /// </summary>
-    /// <summary>The message type map behind a provider's JSON serializer, or <c>null</c> when it is not one of Missive's (an application's own).</summary>
-    internal static MessageTypeMap? TypeMapOf(IEnvelopeSerializerProvider serializers)
-        => (serializers.GetSerializer(EnvelopeFormat.Json) as EnvelopeSerializer)?.MessageTypes;
-
     internal static string? WriteRefusal(EnvelopeFormat format, bool protobufWritable)
         => format == EnvelopeFormat.Protobuf && !protobufWritable ? ProtobufNotWritable : null;
 

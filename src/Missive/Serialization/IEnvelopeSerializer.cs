@@ -17,6 +17,13 @@ public interface IEnvelopeSerializer
     /// </summary>
     EnvelopeFormat Format { get; }
 
+    /// <summary>
+    /// Gets the registered message types the serializer reads into, or <c>null</c> when it does not say (the default, for
+    /// a serializer of an application's own). Missive's serializers give theirs: the inbound reader reads native messages
+    /// as those types, and the outbound writer publishes them without an envelope.
+    /// </summary>
+    MessageTypeMap? MessageTypes => null;
+
     /// <summary>Writes the whole envelope into <paramref name="destination"/>.</summary>
     /// <typeparam name="T">The message type; it must be registered.</typeparam>
     /// <param name="destination">Where the bytes go. Must not be null.</param>

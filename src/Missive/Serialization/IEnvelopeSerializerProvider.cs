@@ -11,6 +11,9 @@ public interface IEnvelopeSerializerProvider
     /// <summary>Gets the serializer publishers use unless they ask for another format.</summary>
     IEnvelopeSerializer PublishSerializer { get; }
 
+    /// <summary>Gets the registered message types the serializers read into: the JSON serializer's (<see cref="IEnvelopeSerializer.MessageTypes"/>), or <c>null</c>.</summary>
+    MessageTypeMap? MessageTypes => GetSerializer(EnvelopeFormat.Json).MessageTypes;
+
     /// <summary>Gets the serializer that writes a format.</summary>
     /// <param name="format">The format.</param>
     /// <returns>The serializer.</returns>

@@ -67,6 +67,12 @@ public sealed class SqsSendRequest
         init => _body = value;
     }
 
+    /// <summary>
+    /// Gets or sets the pooled array the body lies in, when the bus rented it for this send (<c>null</c> otherwise): a batch
+    /// call holds it while it runs, so that it goes back to the pool only when nothing can read it.
+    /// </summary>
+    internal Buffers.RentedBody? RentedBody { get; set; }
+
     /// <summary>Gets the message attributes (at most 10).</summary>
     public IReadOnlyDictionary<string, MessageAttributeValue> MessageAttributes { get; init; } = new Dictionary<string, MessageAttributeValue>();
 

@@ -80,7 +80,7 @@ public sealed partial class InboundMessageReader
         _serializers = serializers;
         _settings = SerializerSettings.From(options);
         _detailReader = detailReader;
-        _types = EnvelopeSerializerProvider.TypeMapOf(serializers);
+        _types = serializers.MessageTypes;
     }
 
     /// <summary>Gets the reader of an EventBridge <c>detail</c> where it lies, or <c>null</c> when the detail is read on its own.</summary>

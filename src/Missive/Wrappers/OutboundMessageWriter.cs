@@ -27,7 +27,7 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(serializers);
         _serializers = serializers;
-        _types = EnvelopeSerializerProvider.TypeMapOf(serializers);
+        _types = serializers.MessageTypes;
     }
 
     /// <summary>Builds an SQS send request.</summary>
@@ -48,13 +48,17 @@ public sealed class OutboundMessageWriter
     /// <summary>
     /// As <see cref="ToSqs{T}"/>, with the body in an array rented from the shared pool, for a send whose transport is
     /// done with the body when its call completes (<see cref="IMessageTransport.IsDoneWithBodiesWhenCallsComplete"/>):
-    /// give the array back with <see cref="EnvelopeSerializerExtensions.ReturnUtf8Text"/> then (it is cleared first).
+    /// the request's <see cref="SqsSendRequest.RentedBody"/> holds it; release it when the send is over (it goes back,
+    /// cleared, once every call that holds it has ended too).
     /// </summary>
-    internal SqsSendRequest ToSqsOnRentedBody<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format, string? messageGroupId, string? messageDeduplicationId, out byte[] rented)
+    internal SqsSendRequest ToSqsOnRentedBody<T>(MessageEnvelope<T> envelope, string queueName, EnvelopeFormat? format, string? messageGroupId, string? messageDeduplicationId)
     {
         ArgumentNullException.ThrowIfNull(envelope);
         IEnvelopeSerializer serializer = SerializerFor(format);
-        return SqsRequest(serializer, serializer.SerializeToRentedUtf8Text(envelope, out rented), queueName, messageGroupId, messageDeduplicationId);
+        ReadOnlyMemory<byte> body = serializer.SerializeToRentedUtf8Text(envelope, out byte[] rented);
+        SqsSendRequest request = SqsRequest(serializer, body, queueName, messageGroupId, messageDeduplicationId);
+        request.RentedBody = new Buffers.RentedBody(rented, body.Length);
+        return request;
     }
 
     /// <summary>A send request for a body <paramref name="serializer"/> wrote (a binary format's with its content type attribute).</summary>

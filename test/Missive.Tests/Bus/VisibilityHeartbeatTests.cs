@@ -204,6 +204,70 @@ public sealed class VisibilityHeartbeatTests
     }
 
     [Fact]
+    public async Task AStalledExtensionOfTenMessages_IsRetriedInOneCall_NotOneCallPerMessage()
+    {
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        for (int i = 0; i < 10; i++)
+        {
+            heartbeat.Hold(Message("m" + i));
+        }
+
+        clock.Advance(TimeSpan.FromSeconds(2));
+        ScriptedVisibilityTransport.Call stalled = await transport.WaitForCallsAsync(1);
+        Assert.Equal(10, stalled.Handles.Length);
+        clock.Advance(heartbeat.ExtensionDeadline); // an SQS brownout: the call never answers
+        ScriptedVisibilityTransport.Call retried = await transport.WaitForCallsAsync(2);
+        retried.Succeed();
+        await WaitUntilAsync(() => !heartbeat.ExtensionUnderWay);
+
+        Assert.Equal(10, retried.Handles.Length);
+        Assert.Equal(2, transport.Calls.Count); // one abandoned call, one retry
+    }
+
+    [Fact]
+    public async Task AReleaseAnExtensionWhoseTaskEndedUnansweredMayUndo_IsMadeAgainAtEveryTickOfItsWindow_ThenForgotten()
+    {
+        // The transport honours its token: an abandoned call's task ends at the deadline, but the request it sent may
+        // still be applied by SQS at any time in the late-landing window; a release made meanwhile is made again at every
+        // tick of that window (a landing hides the message for at most a tick), and once more when it closes.
+        var clock = new FakeTimeProvider();
+        var transport = new ScriptedVisibilityTransport(clock);
+        using var heartbeat = new VisibilityHeartbeat(transport, "orders", TimeSpan.FromSeconds(8), clock, NullLogger.Instance);
+        SqsMessage message = Message("m1");
+        heartbeat.Hold(message);
+        clock.Advance(TimeSpan.FromSeconds(2));
+        await transport.WaitForCallsAsync(1);
+        clock.Advance(heartbeat.ExtensionDeadline); // abandoned, its task ended cancelled; retried at once
+        await transport.WaitForCallsAsync(2);
+
+        Task released = heartbeat.SetVisibilityAsync([message], TimeSpan.Zero); // the handler failed while the retry is under way
+        ScriptedVisibilityTransport.Call release = await transport.WaitForCallsAsync(3);
+        release.Succeed();
+        await released;
+        clock.Advance(heartbeat.ExtensionDeadline); // the retry is abandoned too, unanswered: the release is made again now
+        ScriptedVisibilityTransport.Call now = await transport.WaitForCallsAsync(4);
+        Assert.Equal(TimeSpan.Zero, now.Visibility);
+        DateTimeOffset windowCloses = now.At + Batcher<int, object>.LateLandingWindow;
+
+        for (int tick = 0; tick < 40; tick++)
+        {
+            clock.Advance(TimeSpan.FromSeconds(1)); // a tick: while the window is open, the release is made again
+            DateTimeOffset at = clock.GetUtcNow();
+            if (at <= windowCloses)
+            {
+                await WaitUntilAsync(() => transport.Calls.Any(c => c.At == at));
+            }
+        }
+
+        await Task.Yield();
+        var after = transport.Calls.Where(c => c.At > now.At).ToList();
+        Assert.All(after, c => Assert.Equal((TimeSpan.Zero, "receipt-m1"), (c.Visibility!.Value, c.Handles.Single())));
+        Assert.Equal(Enumerable.Range(1, 30).Select(i => now.At + TimeSpan.FromSeconds(i)), after.Select(c => c.At).Distinct()); // none once it closed
+    }
+
+    [Fact]
     public async Task AnExtensionEntryFailedOnTheServicesSide_StaysDue_AndIsTriedAgainAtTheNextTick()
     {
         var clock = new FakeTimeProvider();

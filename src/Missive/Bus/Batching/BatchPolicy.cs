@@ -42,8 +42,17 @@ internal sealed record BatchPolicy
     /// <summary>
     /// Gets an entry's ordering group (a FIFO queue's message group), or <c>null</c> for a lane whose entries keep no
     /// order. With it, an entry whose group had an entry fail in an earlier call of the lane is not sent (it fails as
-    /// <c>FifoGroupFailedEarlier</c>): a later message must not go after an earlier one that did not. It needs
-    /// <see cref="MaxConcurrentCalls"/> of 1.
+    /// <c>FifoGroupFailedEarlier</c>): a later message must not go after an earlier one that did not. How long a failure
+    /// holds is <see cref="GroupFailuresHoldForLane"/>'s. It needs <see cref="MaxConcurrentCalls"/> of 1.
     /// </summary>
     public Func<object, object?>? OrderingGroup { get; init; }
+
+    /// <summary>
+    /// Gets whether a group's failure holds for the lane's whole life (a batch publish: every later message of the batch
+    /// comes after the failed one, whenever it reaches the lane). When <c>false</c> (concurrent publishes coalesced on a
+    /// lane that lives on), it holds for the entries of the group waiting in the lane when the failure was learned, and,
+    /// for a call abandoned at its deadline, for every entry of its groups while that call may still land: until its task
+    /// ends with an answer, or <see cref="Batcher{TKey, TEntry}.LateLandingWindow"/> after it ends without one.
+    /// </summary>
+    public bool GroupFailuresHoldForLane { get; init; } = true;
 }

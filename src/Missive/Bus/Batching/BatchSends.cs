@@ -33,14 +33,44 @@ internal static class BatchSends
     /// <summary>What a caller can do about a message that may have been sent.</summary>
     private const string MayHaveBeenSentAdvice = "Publishing it again may deliver it twice: on a FIFO destination, a MessageDeduplicationId (or content-based deduplication) makes publishing it again within five minutes safe; elsewhere, consumers must tolerate a duplicate.";
 
-    /// <summary>Sends the requests of <paramref name="entries"/> not withdrawn, one kind after another; one result per entry, in order.</summary>
+    /// <summary>
+    /// Sends the requests of <paramref name="entries"/> not withdrawn, one kind after another; one result per entry, in
+    /// order. The pooled bodies of the requests sent are held until the transport's calls have ended, whatever became of
+    /// the publishes that wait for them (a call abandoned at its deadline still holds them).
+    /// </summary>
     public static async Task<IReadOnlyList<BatchEntryResult>> CallAsync(IMessageTransport transport, IReadOnlyList<Pending> entries, CancellationToken cancellationToken)
     {
-        var results = new BatchEntryResult[entries.Count];
         var started = new bool[entries.Count];
         for (int i = 0; i < entries.Count; i++)
         {
             started[i] = entries[i].TryStart(); // all at once, before any call: a withdrawal after this comes too late
+            if (started[i] && entries[i].Request is SqsSendRequest { RentedBody: { } body })
+            {
+                body.Hold();
+            }
+        }
+
+        try
+        {
+            return await CallStartedAsync(transport, entries, started, cancellationToken).ConfigureAwait(false);
+        }
+        finally
+        {
+            for (int i = 0; i < entries.Count; i++)
+            {
+                if (started[i] && entries[i].Request is SqsSendRequest { RentedBody: { } body })
+                {
+                    body.Release();
+                }
+            }
+        }
+    }
+
+    private static async Task<IReadOnlyList<BatchEntryResult>> CallStartedAsync(IMessageTransport transport, IReadOnlyList<Pending> entries, bool[] started, CancellationToken cancellationToken)
+    {
+        var results = new BatchEntryResult[entries.Count];
+        for (int i = 0; i < entries.Count; i++)
+        {
             if (!started[i])
             {
                 results[i] = BatchResults.Withdrawn(i);

@@ -33,7 +33,11 @@ internal sealed partial class Batcher<TKey, TEntry>
 
         public DateTimeOffset? ArmedFor { get; set; }
 
-        public Dictionary<object, BatchEntryResult>? FailedGroups { get; set; }
+        /// <summary>Gets or sets the ordering groups whose failure holds for every entry of theirs, and until when.</summary>
+        public Dictionary<object, FailedGroup>? FailedGroups { get; set; }
+
+        /// <summary>Gets or sets the entries refused because an earlier entry of their group failed while they waited, with that failure.</summary>
+        public Dictionary<TEntry, BatchEntryResult>? RefusedEntries { get; set; }
 
         /// <summary>Gets or sets the entries that join the lane once their delay has passed (<see cref="Batcher{TKey, TEntry}.AddAfter"/>), and when.</summary>
         public List<(TEntry Entry, DateTimeOffset Due)>? Delayed { get; set; }

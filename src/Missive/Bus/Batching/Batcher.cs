@@ -21,8 +21,9 @@ namespace Missive.Bus;
 /// <see cref="BatchEntryOutcome.Unknown"/> unless the failure says the service refused the call. A call that missed its
 /// deadline is left to end on its own; the lane goes on at once.</item>
 /// <item>Each entry's result goes to the completion given to the constructor, once; a completion may add entries again
-/// (a retry), before the call counts as ended. When a call's task really ends (in time or, abandoned, later), the
-/// call-ended callback hears of its entries.</item>
+/// (a retry, at once or after a delay), before the call counts as ended; then the results-given callback hears of the
+/// call's results together. When a call's task really ends (in time or, abandoned, later), the call-ended callback hears
+/// of its entries and whether the call answered.</item>
 /// <item>Calls start on the thread that closes their batch, outside the batcher's lock; callers add entries outside
 /// their own locks.</item>
 /// </list>
@@ -43,7 +44,8 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
     private readonly Func<TKey, BatchPolicy> _policyOf;
     private readonly Func<TKey, IReadOnlyList<TEntry>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> _call;
     private readonly Action<TEntry, BatchEntryResult> _complete;
-    private readonly Action<TKey, IReadOnlyList<TEntry>>? _callEnded;
+    private readonly Action<TKey, IReadOnlyList<TEntry>, bool>? _callEnded;
+    private readonly Action<TKey, IReadOnlyList<BatchEntryResult>>? _resultsGiven;
     private readonly TimeProvider _clock;
     private int _waiting; // entries in open or closed batches
     private int _running; // calls under way (until their results are given)
@@ -55,32 +57,16 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
     /// <param name="call">One call over a batch of a lane: one result per entry, in order (or by <see cref="BatchEntryResult.Index"/>).</param>
     /// <param name="complete">Gives an entry its result.</param>
     /// <param name="clock">The clock of waits and deadlines.</param>
-    /// <param name="callEnded">Hears of a call's entries when its task really ends, or <c>null</c>.</param>
-    public Batcher(Func<TKey, BatchPolicy> policyOf, Func<TKey, IReadOnlyList<TEntry>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> call, Action<TEntry, BatchEntryResult> complete, TimeProvider clock, Action<TKey, IReadOnlyList<TEntry>>? callEnded = null)
+    /// <param name="callEnded">Hears of a call's entries when its task really ends, and whether it answered (ran to completion), or <c>null</c>.</param>
+    /// <param name="resultsGiven">Hears of a call's results once each of its entries has had its own, or <c>null</c>.</param>
+    public Batcher(Func<TKey, BatchPolicy> policyOf, Func<TKey, IReadOnlyList<TEntry>, CancellationToken, Task<IReadOnlyList<BatchEntryResult>>> call, Action<TEntry, BatchEntryResult> complete, TimeProvider clock, Action<TKey, IReadOnlyList<TEntry>, bool>? callEnded = null, Action<TKey, IReadOnlyList<BatchEntryResult>>? resultsGiven = null)
     {
         _policyOf = policyOf;
         _call = call;
         _complete = complete;
         _clock = clock;
         _callEnded = callEnded;
-    }
-
-    /// <summary>Gets how many entries wait for their delay (<see cref="AddAfter"/>) in every lane (tests).</summary>
-    internal int DelayedCount
-    {
-        get
-        {
-            lock (_gate)
-            {
-                int count = 0;
-                foreach (Lane lane in _lanes.Values)
-                {
-                    count += lane.Delayed?.Count ?? 0;
-                }
-
-                return count;
-            }
-        }
+        _resultsGiven = resultsGiven;
     }
 
     /// <summary>Adds an entry to its lane.</summary>
@@ -91,32 +77,6 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         {
             Lane lane = LaneOf(key);
             Put(lane, entry, ref starts);
-            Decide(lane, ref starts);
-        }
-
-        Start(starts);
-    }
-
-    /// <summary>
-    /// Adds an entry to its lane once <paramref name="delay"/> has passed (a retry's backoff): until then it waits apart,
-    /// counted as waiting (a drain waits for it, and sends it at once).
-    /// </summary>
-    public void AddAfter(TKey key, TEntry entry, TimeSpan delay)
-    {
-        List<(Lane, List<TEntry>)>? starts = null;
-        lock (_gate)
-        {
-            Lane lane = LaneOf(key);
-            if (_completed || delay <= TimeSpan.Zero)
-            {
-                Put(lane, entry, ref starts);
-            }
-            else
-            {
-                (lane.Delayed ??= []).Add((entry, _clock.GetUtcNow() + delay));
-                _waiting++;
-            }
-
             Decide(lane, ref starts);
         }
 
@@ -259,45 +219,6 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         }
     }
 
-    /// <summary>
-    /// Puts the delayed entries due by <paramref name="now"/> (all of them once the batcher is complete) into the lane's
-    /// open batch, in the order they were delayed, and closes it. Under the lock.
-    /// </summary>
-    private void PutDelayed(Lane lane, DateTimeOffset now, ref List<(Lane, List<TEntry>)>? starts)
-    {
-        if (lane.Delayed is not { Count: > 0 } delayed)
-        {
-            return;
-        }
-
-        List<TEntry>? due = null;
-        delayed.RemoveAll(d =>
-        {
-            if (_completed || d.Due <= now)
-            {
-                (due ??= []).Add(d.Entry);
-                return true;
-            }
-
-            return false;
-        });
-        if (due is null)
-        {
-            return;
-        }
-
-        _waiting -= due.Count; // counted again as they are put in
-        foreach (TEntry entry in due)
-        {
-            Put(lane, entry, ref starts);
-        }
-
-        if (lane.Open is not null)
-        {
-            Close(lane); // they have waited: they go now, with whatever was gathering
-        }
-    }
-
     /// <summary>Closes the open batch if the policy says it goes now (else arms its wait), and takes what may start. Under the lock.</summary>
     private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts)
     {
@@ -326,7 +247,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             (starts ??= []).Add((lane, batch));
         }
 
-        if (_lanes.Count > RetainedLanes && lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null && lane.Delayed is not { Count: > 0 })
+        if (_lanes.Count > RetainedLanes && lane.Open is null && lane.Closed.Count == 0 && lane.Running == 0 && !lane.IdleFlush && lane.FailedGroups is null && lane.RefusedEntries is null && lane.Delayed is not { Count: > 0 })
         {
             _lanes.Remove(lane.Key); // many lanes (a heartbeat's retry delays of many lengths): an idle one goes, a later entry opens it anew
             lane.Timer?.Dispose();
@@ -442,6 +363,15 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
                 {
                     // One entry's completion must not keep the others from theirs.
                 }
+            }
+
+            try
+            {
+                _resultsGiven?.Invoke(lane.Key, results);
+            }
+            catch (Exception e) when (!ContentSafety.IsFatal(e))
+            {
+                // Not expected; the lane goes on.
             }
         }
         finally

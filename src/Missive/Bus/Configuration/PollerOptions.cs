@@ -15,8 +15,9 @@ public sealed class PollerOptions
     public TimeSpan WaitTime { get; set; } = TimeSpan.FromSeconds(20);
 
     /// <summary>
-    /// Gets or sets the visibility timeout asked for on every receive (at least 2 seconds). While a handler runs,
-    /// the pump extends it every half timeout, so a handler may take longer than the timeout without its
+    /// Gets or sets the visibility timeout asked for on every receive (at least 2 seconds). While a message is held (its
+    /// handler runs or it waits its turn), the pump's heartbeat, ticking every eighth of the timeout, extends it by a
+    /// timeout once three quarters of it or less are left, so a handler may take longer than the timeout without its
     /// message being delivered twice. Default 30 seconds (the SQS default).
     /// </summary>
     public TimeSpan VisibilityTimeout { get; set; } = TimeSpan.FromSeconds(30);

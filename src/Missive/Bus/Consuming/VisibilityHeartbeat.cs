@@ -24,17 +24,21 @@ namespace Missive.Bus;
 /// one visibility timeout (at shutdown, what the caller gives).</item>
 /// <item>Entries are read by <see cref="BatchEntryResult.Outcome"/>: only <see cref="BatchEntryOutcome.ReceiptGone"/>
 /// stops extending a message (logged once); any other failure leaves it due, tried again at the next tick.</item>
+/// <item>A call abandoned at its deadline makes one retry: the next tick's work, done at once (not one call per message).</item>
 /// <item>A release or a retry delay (<see cref="SetVisibilityAsync"/>) stops holding its messages; while an extension
-/// of one of them has not ended (under way, or abandoned and still able to land), the change is made again each time
-/// such an extension's call ends, with what is left of the delay, since the service may apply the two in either order.
-/// An abandoned extension's changes are also made again at once.</item>
+/// of one of them may still take effect (under way; or ended without an answer, which the service may still apply for
+/// <see cref="Batcher{TKey, TEntry}.LateLandingWindow"/>, whatever later extensions answer), the change is made again each
+/// time such an extension's call ends, at every tick while that window is open (a landing then hides the message for at
+/// most a tick), and once more when it closes, with what is left of the delay, since the service may apply the two in
+/// either order (a change made again with a receipt SQS has since replaced changes nothing). An abandoned extension's
+/// changes are also made again at once.</item>
 /// </list>
 /// </remarks>
-internal sealed class VisibilityHeartbeat : IDisposable
+internal sealed partial class VisibilityHeartbeat : IDisposable
 {
     private readonly object _gate = new();
     private readonly Dictionary<string, Entry> _messages = new(StringComparer.Ordinal);
-    private readonly Dictionary<string, int> _extensionsNotEnded = new(StringComparer.Ordinal); // by receipt: extension calls that may still land
+    private readonly Dictionary<string, Landing> _mayLand = new(StringComparer.Ordinal); // by receipt: extensions that may still take effect
     private readonly Dictionary<string, Change> _redo = new(StringComparer.Ordinal); // by receipt: the change to make again when they do
     private readonly IMessageTransport _transport;
     private readonly string _queue;
@@ -44,6 +48,8 @@ internal sealed class VisibilityHeartbeat : IDisposable
     private readonly ITimer _timer;
     private readonly PollerHealth? _health;
     private readonly Batcher<Lane, Change> _batcher;
+    private readonly ITimer _landingTimer; // fires when the earliest window of an extension that ended without an answer closes
+    private long _extensions; // numbers the extensions, in the order they are made
 
     public VisibilityHeartbeat(IMessageTransport transport, string queue, TimeSpan visibilityTimeout, TimeProvider timeProvider, ILogger logger, PollerHealth? health = null)
     {
@@ -53,9 +59,10 @@ internal sealed class VisibilityHeartbeat : IDisposable
         _visibilityTimeout = visibilityTimeout;
         _timeProvider = timeProvider;
         _logger = logger;
-        _batcher = new Batcher<Lane, Change>(static lane => new BatchPolicy { MaxEntries = 10, CallDeadline = lane.Deadline }, CallAsync, Complete, timeProvider, CallEnded);
+        _batcher = new Batcher<Lane, Change>(static lane => new BatchPolicy { MaxEntries = 10, CallDeadline = lane.Deadline }, CallAsync, Complete, timeProvider, CallEnded, ResultsGiven);
         TimeSpan period = visibilityTimeout / 8;
         _timer = timeProvider.CreateTimer(static state => ((VisibilityHeartbeat)state!).Tick(), this, period, period);
+        _landingTimer = timeProvider.CreateTimer(static state => ((VisibilityHeartbeat)state!).LandingWindowsClosed(), this, Timeout.InfiniteTimeSpan, Timeout.InfiniteTimeSpan);
     }
 
     /// <summary>Gets how long an extension may take before it is abandoned and tried again.</summary>
@@ -160,7 +167,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
                 SqsMessage message = messages[i];
                 changes[i] = new Change(message, visibleAt, done);
                 _messages.Remove(message.ReceiptHandle);
-                if (_extensionsNotEnded.ContainsKey(message.ReceiptHandle))
+                if (_mayLand.ContainsKey(message.ReceiptHandle))
                 {
                     _redo[message.ReceiptHandle] = new Change(message, visibleAt);
                 }
@@ -174,6 +181,7 @@ internal sealed class VisibilityHeartbeat : IDisposable
     public void Dispose()
     {
         _timer.Dispose();
+        _landingTimer.Dispose();
         _batcher.Dispose();
     }
 
@@ -183,14 +191,14 @@ internal sealed class VisibilityHeartbeat : IDisposable
         DateTimeOffset now = _timeProvider.GetUtcNow();
         _health?.HeartbeatRan(now);
         DateTimeOffset dueBefore = now + (_visibilityTimeout * 3 / 4);
-        List<Change>? due = null;
+        List<Change>? due = null, redo;
         lock (_gate)
         {
             foreach (Entry entry in _messages.Values)
             {
                 if (entry is { Lost: false, Extension: null } && entry.VisibleAt <= dueBefore)
                 {
-                    var change = new Change(entry.Message, now + _visibilityTimeout);
+                    var change = new Change(entry.Message, now + _visibilityTimeout) { Number = ++_extensions };
                     (due ??= []).Add(change);
                 }
             }
@@ -202,14 +210,26 @@ internal sealed class VisibilityHeartbeat : IDisposable
                     // Under the lock that chose it: a release made from now on is made again when this call ends.
                     string receipt = change.Message.ReceiptHandle;
                     _messages[receipt] = _messages[receipt] with { Extension = change };
-                    _extensionsNotEnded[receipt] = _extensionsNotEnded.GetValueOrDefault(receipt) + 1;
+                    if (!_mayLand.TryGetValue(receipt, out Landing? landing))
+                    {
+                        _mayLand[receipt] = landing = new Landing();
+                    }
+
+                    landing.UnderWay.Add(change.Number);
                 }
             }
+
+            redo = _redo.Count == 0 ? null : RedoWhileWindowsOpen();
         }
 
         if (due is not null)
         {
             _batcher.AddRange(Extensions, due, flush: true);
+        }
+
+        if (redo is not null)
+        {
+            RedoChanges(redo);
         }
     }
 
@@ -224,9 +244,14 @@ internal sealed class VisibilityHeartbeat : IDisposable
         return _transport.ChangeVisibilityBatchAsync(_queue, handles, lane.Visibility, cancellationToken);
     }
 
-    /// <summary>An entry's result: an extension updates its message; a release or retry delay ends its caller's wait.</summary>
+    /// <summary>An entry's result: an extension updates its message; a release or retry delay ends its caller's wait; a change made again is over.</summary>
     private void Complete(Change change, BatchEntryResult result)
     {
+        if (change.Number == 0 && change.Done is null)
+        {
+            return; // made again: its failure leaves the message to show when its visibility ends, as the first's would
+        }
+
         if (change.Done is { } done)
         {
             try
@@ -284,74 +309,23 @@ internal sealed class VisibilityHeartbeat : IDisposable
         {
             RedoChanges(redo);
         }
-
-        if (abandoned)
-        {
-            Tick(); // tried again at once, while the message is still invisible
-        }
     }
 
-    /// <summary>An extension call has ended (in time or, abandoned, later): the changes made meanwhile are made again.</summary>
-    private void CallEnded(Lane lane, IReadOnlyList<Change> changes)
+    /// <summary>A call's entries all have their results: an extension call abandoned at its deadline is tried again at once, once.</summary>
+    private void ResultsGiven(Lane lane, IReadOnlyList<BatchEntryResult> results)
     {
         if (!lane.Extension)
         {
             return;
         }
 
-        List<Change>? redo = null;
-        lock (_gate)
+        foreach (BatchEntryResult result in results)
         {
-            foreach (Change change in changes)
+            if (result.ErrorCode == BatchResults.TimedOutCode)
             {
-                string receipt = change.Message.ReceiptHandle;
-                int left = _extensionsNotEnded.GetValueOrDefault(receipt) - 1;
-                if (left > 0)
-                {
-                    _extensionsNotEnded[receipt] = left;
-                }
-                else
-                {
-                    _extensionsNotEnded.Remove(receipt);
-                }
-
-                if (_redo.TryGetValue(receipt, out Change? again))
-                {
-                    (redo ??= []).Add(again);
-                    if (left <= 0)
-                    {
-                        _redo.Remove(receipt);
-                    }
-                }
+                Tick(); // one retry for the whole call, while its messages are still invisible
+                return;
             }
-        }
-
-        if (redo is not null)
-        {
-            RedoChanges(redo);
-        }
-    }
-
-    /// <summary>Makes again the releases and retry delays an extension may have undone, with what is left of each.</summary>
-    private void RedoChanges(List<Change> redo)
-    {
-        DateTimeOffset now = _timeProvider.GetUtcNow();
-        var byVisibility = new Dictionary<long, List<Change>>();
-        foreach (Change change in redo)
-        {
-            TimeSpan left = change.VisibleAt - now;
-            long seconds = left <= TimeSpan.Zero ? 0 : (long)Math.Ceiling(left.TotalSeconds);
-            if (!byVisibility.TryGetValue(seconds, out List<Change>? changes))
-            {
-                byVisibility[seconds] = changes = [];
-            }
-
-            changes.Add(new Change(change.Message, change.VisibleAt));
-        }
-
-        foreach ((long seconds, List<Change> changes) in byVisibility)
-        {
-            _batcher.AddRange(new Lane(Extension: false, TimeSpan.FromSeconds(seconds), _visibilityTimeout), changes, flush: true);
         }
     }
 
@@ -369,6 +343,9 @@ internal sealed class VisibilityHeartbeat : IDisposable
         public DateTimeOffset VisibleAt { get; } = visibleAt;
 
         public Countdown? Done { get; } = done;
+
+        /// <summary>Gets an extension's number, in the order extensions are made (0 for a release or retry delay).</summary>
+        public long Number { get; init; }
     }
 
     /// <summary>The wait of one release or retry delay: it ends when each of its messages' entries has its result.</summary>

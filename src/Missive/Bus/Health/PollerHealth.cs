@@ -26,7 +26,7 @@ public sealed class PollerHealth
     /// <summary>Gets the queue the poller receives from, as configured.</summary>
     public string Queue { get; }
 
-    /// <summary>Gets the visibility timeout the poller asks for (its heartbeat ticks every quarter of it).</summary>
+    /// <summary>Gets the visibility timeout the poller asks for (its heartbeat ticks every eighth of it).</summary>
     public TimeSpan VisibilityTimeout { get; }
 
     /// <summary>Gets the poller's state.</summary>
@@ -53,7 +53,7 @@ public sealed class PollerHealth
         }
     }
 
-    /// <summary>Gets when the poller's heartbeat last ran (it runs every quarter visibility timeout while the poller runs), or <c>null</c>.</summary>
+    /// <summary>Gets when the poller's heartbeat last ran (it runs every eighth of a visibility timeout while the poller runs), or <c>null</c>.</summary>
     public DateTimeOffset? HeartbeatRanAt
     {
         get

@@ -24,6 +24,9 @@ namespace Missive.Bus;
 /// <item>Each call has a deadline (<see cref="BatchSends.CallDeadline"/>) held whatever the transport does with its
 /// token: a transport that never answers fails that call's publishes as maybe sent, and the destination's later calls
 /// go on.</item>
+/// <item>FIFO: a message of a group whose earlier message failed while it waited is not sent (it fails, naming the
+/// earlier failure); nor, while a call abandoned at its deadline may still land, is any message of that call's groups,
+/// so that none overtakes it. Other groups, and publishes made once the failure was known, go on.</item>
 /// <item>Everything that is not a send goes straight to the transport.</item>
 /// </list>
 /// </remarks>
@@ -35,7 +38,16 @@ internal sealed class PublishCoalescer : IMessageTransport, IDisposable
     public PublishCoalescer(IMessageTransport transport, TimeSpan window, TimeProvider timeProvider)
     {
         _transport = transport;
-        var policy = new BatchPolicy { MaxWait = window, SendWhenIdle = true, StartOffThread = true, MaxConcurrentCalls = 1, CallDeadline = BatchSends.CallDeadline };
+        var policy = new BatchPolicy
+        {
+            MaxWait = window,
+            SendWhenIdle = true,
+            StartOffThread = true,
+            MaxConcurrentCalls = 1,
+            CallDeadline = BatchSends.CallDeadline,
+            OrderingGroup = static pending => ((Pending)pending).FifoGroup,
+            GroupFailuresHoldForLane = false, // publishes that come later are the application's own: they go
+        };
         _batcher = new Batcher<(int Kind, string Destination), Pending>(
             _ => policy,
             (_, entries, token) => BatchSends.CallAsync(_transport, entries, token),

@@ -172,6 +172,19 @@ public sealed class AwsOptionsTests
         await host.StopAsync();
     }
 
+    [Theory]
+    [InlineData("orders", "https://sqs.eu-west-1.amazonaws.com/123456789012/orders.fifo", "QueueUrls:orders is a FIFO queue")]
+    [InlineData("orders.fifo", "https://sqs.eu-west-1.amazonaws.com/123456789012/orders", "QueueUrls:orders.fifo names a FIFO queue")]
+    public void ATransportBuiltWithoutUseAws_RefusesAFifoQueueUnderAnotherName(string name, string url, string problem)
+    {
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials };
+        options.QueueUrls[name] = new Uri(url);
+
+        var error = Assert.Throws<MessageBusConfigurationException>(() => new AwsTransport(options));
+
+        Assert.Contains(problem, error.Message, StringComparison.Ordinal);
+    }
+
     [Fact]
     public void UseAws_AndTheInMemoryBroker_CannotBothBeTheTransport()
     {

@@ -107,7 +107,7 @@ public sealed class BatchEntryRetryTests
 
     [Theory]
     [InlineData("orders.fifo", false)] // a FIFO queue by its name
-    [InlineData("orders", true)] // a configured name: its configured URL says FIFO
+    [InlineData("orders.fifo", true)] // by its name, with its URL configured (a FIFO URL under another name is refused: ATransportBuiltWithoutUseAws_RefusesAFifoQueueUnderAnotherName)
     public async Task SendBatch_OnAFifoQueue_AFailedEntryIsNotSentAgain(string queue, bool configuredName)
     {
         var sqs = new ScriptedSqs((body, attempt) => body == "b1" && attempt == 1 ? ("InternalError", false) : null);

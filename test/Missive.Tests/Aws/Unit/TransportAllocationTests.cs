@@ -104,19 +104,18 @@ public sealed class TransportAllocationTests(ITestOutputHelper output) : IDispos
         (AwsTransport transport, OutboundMessageWriter writer, MessageEnvelope<Order>[] envelopes) = ForSending(lines);
 
         var requests = new SqsSendRequest[Batch];
-        var rented = new byte[Batch][];
         double perMessage = await PerMessageAsync(async () =>
         {
             for (int i = 0; i < Batch; i++)
             {
-                requests[i] = pooledBodies ? writer.ToSqsOnRentedBody(envelopes[i], Queue, null, null, null, out rented[i]) : writer.ToSqs(envelopes[i], Queue);
+                requests[i] = pooledBodies ? writer.ToSqsOnRentedBody(envelopes[i], Queue, null, null, null) : writer.ToSqs(envelopes[i], Queue);
             }
 
             IReadOnlyList<BatchEntryResult> results = await transport.SendBatchAsync(requests);
             Assert.True(results[Batch - 1].Succeeded, results[Batch - 1].ErrorMessage);
             for (int i = 0; i < Batch && pooledBodies; i++)
             {
-                EnvelopeSerializerExtensions.ReturnUtf8Text(rented[i], requests[i].Utf8Body.Length);
+                requests[i].RentedBody!.Release();
             }
         });
 

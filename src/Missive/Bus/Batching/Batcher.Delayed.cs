@@ -1,0 +1,91 @@
+using System;
+using System.Collections.Generic;
+
+namespace Missive.Bus;
+
+/// <content>Entries that join their lane after a delay (a retry's backoff).</content>
+internal sealed partial class Batcher<TKey, TEntry>
+{
+    /// <summary>Gets how many entries wait for their delay (<see cref="AddAfter"/>) in every lane (tests).</summary>
+    internal int DelayedCount
+    {
+        get
+        {
+            lock (_gate)
+            {
+                int count = 0;
+                foreach (Lane lane in _lanes.Values)
+                {
+                    count += lane.Delayed?.Count ?? 0;
+                }
+
+                return count;
+            }
+        }
+    }
+
+    /// <summary>
+    /// Adds an entry to its lane once <paramref name="delay"/> has passed (a retry's backoff): until then it waits apart,
+    /// counted as waiting (a drain waits for it, and sends it at once).
+    /// </summary>
+    public void AddAfter(TKey key, TEntry entry, TimeSpan delay)
+    {
+        List<(Lane, List<TEntry>)>? starts = null;
+        lock (_gate)
+        {
+            Lane lane = LaneOf(key);
+            if (_completed || delay <= TimeSpan.Zero)
+            {
+                Put(lane, entry, ref starts);
+            }
+            else
+            {
+                (lane.Delayed ??= []).Add((entry, _clock.GetUtcNow() + delay));
+                _waiting++;
+            }
+
+            Decide(lane, ref starts);
+        }
+
+        Start(starts);
+    }
+
+    /// <summary>
+    /// Puts the delayed entries due by <paramref name="now"/> (all of them once the batcher is complete) into the lane's
+    /// open batch, in the order they were delayed, and closes it. Under the lock.
+    /// </summary>
+    private void PutDelayed(Lane lane, DateTimeOffset now, ref List<(Lane, List<TEntry>)>? starts)
+    {
+        if (lane.Delayed is not { Count: > 0 } delayed)
+        {
+            return;
+        }
+
+        List<TEntry>? due = null;
+        delayed.RemoveAll(d =>
+        {
+            if (_completed || d.Due <= now)
+            {
+                (due ??= []).Add(d.Entry);
+                return true;
+            }
+
+            return false;
+        });
+        if (due is null)
+        {
+            return;
+        }
+
+        _waiting -= due.Count; // counted again as they are put in
+        foreach (TEntry entry in due)
+        {
+            Put(lane, entry, ref starts);
+        }
+
+        if (lane.Open is not null)
+        {
+            Close(lane); // they have waited: they go now, with whatever was gathering
+        }
+    }
+}
