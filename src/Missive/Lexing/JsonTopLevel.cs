@@ -32,6 +32,13 @@ internal static class JsonTopLevel
     }
 
     /// <summary>
+    /// Whether <paramref name="json"/> is an object with a top-level <c>specversion</c> (a CloudEvents envelope): one
+    /// vectorized substring search decides when the name appears nowhere, else the structural scan of <see cref="Names"/>.
+    /// </summary>
+    public static bool HasSpecVersion(ReadOnlySpan<byte> json)
+        => json.IndexOf("specversion"u8) >= 0 && (Names(json) & TopLevelNames.SpecVersion) != 0;
+
+    /// <summary>
     /// The names of <see cref="TopLevelNames"/> among the top-level members of <paramref name="json"/>, when it is an
     /// object (after whitespace); the search stops at <c>specversion</c>, which only an envelope has.
     /// </summary>

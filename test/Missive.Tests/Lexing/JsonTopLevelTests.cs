@@ -19,7 +19,10 @@ public sealed class JsonTopLevelTests
     [InlineData("{\"specversion", false)]
     [InlineData("", false)]
     public void FindsOnlyATopLevelMemberName(string json, bool expected)
-        => Assert.Equal(expected, (JsonTopLevel.Names(Encoding.UTF8.GetBytes(json)) & TopLevelNames.SpecVersion) != 0);
+    {
+        Assert.Equal(expected, (JsonTopLevel.Names(Encoding.UTF8.GetBytes(json)) & TopLevelNames.SpecVersion) != 0);
+        Assert.Equal(expected, JsonTopLevel.HasSpecVersion(Encoding.UTF8.GetBytes(json))); // the cheap way agrees
+    }
 
     [Theory]
     [InlineData("{\"Type\":\"Notification\",\"MessageId\":\"m\",\"TopicArn\":\"t\",\"Message\":\"{\\\"specversion\\\":1}\"}", (int)TopLevelNames.SnsNotification)]

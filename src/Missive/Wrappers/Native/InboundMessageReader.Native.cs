@@ -59,11 +59,10 @@ public sealed partial class InboundMessageReader
 
     /// <summary>
     /// Whether a body is a CloudEvents envelope whatever its attributes say: a <c>contentType</c> attribute naming protobuf,
-    /// or a JSON object with a top-level <c>specversion</c> (found by one vectorized search when the name appears nowhere).
+    /// or a JSON object with a top-level <c>specversion</c> (one vectorized search when the name appears nowhere).
     /// </summary>
     private static bool IsEnvelope(ReadOnlySpan<byte> body, EnvelopeFormat? format)
-        => format == EnvelopeFormat.Protobuf
-            || (IsJsonContainer(body) && (JsonTopLevel.DecidingNames(body) & TopLevelNames.SpecVersion) != 0);
+        => format == EnvelopeFormat.Protobuf || (IsJsonContainer(body) && JsonTopLevel.HasSpecVersion(body));
 
     private static bool StartsWithWrapperMember(ReadOnlySpan<byte> content)
     {
