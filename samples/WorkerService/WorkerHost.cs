@@ -51,7 +51,7 @@ public static class WorkerHost
             bus.EnableExperimentalFeatures(x => x.PublishFormat = format);
             bus.AddSnsPublisher<OrderPlaced>(topic);
             bus.AddHandler<OrderPlaced, OrderPlacedHandler>();
-            bus.AddQueuePoller(queue, options => missive.GetSection("Poller").Bind(options));
+            bus.AddQueuePoller(queue, missive.GetSection("Poller")); // a key that is no setting stops the host, naming the nearest
             if (string.Equals(missive["Transport"], "Aws", StringComparison.OrdinalIgnoreCase))
             {
                 // The topic, the queue, its subscription and redrive policy exist already: on AWS, or on the local endpoint

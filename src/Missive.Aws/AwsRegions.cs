@@ -28,5 +28,5 @@ internal static class AwsRegions
     public static bool IsListed(string region) => Array.IndexOf(Listed, region) >= 0;
 
     /// <summary>The listed region a near miss (at most two edits) most likely meant, or an empty string.</summary>
-    public static string Closest(string region) => NearestName.Of(region, Listed, maxDistance: 2, ignoreCase: false) ?? string.Empty;
+    public static string Closest(string region) => ConfigurationNames.Nearest(region, Listed, maxDistance: 2, ignoreCase: false) ?? string.Empty;
 }

@@ -30,8 +30,10 @@ namespace Missive.Aws;
 /// call. Failures surface as <see cref="MessageTransportException"/> with the AWS error code and request id, never
 /// the message body.</para>
 /// <para>With <see cref="AwsTransportOptions.SqsClient"/> or <see cref="AwsTransportOptions.UseSdkSqsClient"/>, the SQS
-/// calls go through the AWS SDK's <c>IAmazonSQS</c> instead (its own signing, retries and MD5 checks; a mismatch then
-/// fails the whole receive or call). A message larger than its service takes is refused before the call
+/// calls go through the AWS SDK's <c>IAmazonSQS</c> instead (its own signing, retries and MD5 checks, which have no
+/// switch: a mismatch fails the SDK's whole receive, after which receives take one message at a time for a visibility
+/// timeout, so that the message that does not match fails alone; a batch call that fails so reports its entries as
+/// maybe taken). A message larger than its service takes is refused before the call
 /// (<c>EntryTooLarge</c>).</para>
 /// <para>Register it with <c>bus.UseAws(...)</c>, or create it directly (then dispose it).</para>
 /// </remarks>
@@ -97,7 +99,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
 
         BatchLimits sqsSend = BatchCalls.SqsSend.WithMaxEntrySize(options.MaxSqsMessageSize);
         _sqs = (sqsClient ?? options.SqsClient) is { } sdk
-            ? new SdkSqsClient(sdk, _queueUrls, sqsSend, "the application's IAmazonSQS")
+            ? new SdkSqsClient(sdk, _queueUrls, sqsSend, "the application's IAmazonSQS", timeProvider, log)
             : new SqsClient(
                 new AwsServiceClient("SQS", settings.SqsEndpoint, AwsProtocol.Json, Client(AwsSettings.SqsSigningName), Retry, options.AttemptTimeout, settings.SignerFor(AwsSettings.SqsSigningName), log, Site("SQS", "sqs", settings.SqsEndpoint), ("x-amzn-query-mode", "true")),
                 _queueUrls,
@@ -117,7 +119,7 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     public string Region => Settings.Region.SystemName;
 
     /// <summary>Gets the SQS endpoint of the built-in client (with an <c>IAmazonSQS</c>, the endpoint it was configured with, or the region's when it resolves its own).</summary>
-    public Uri SqsEndpoint => (_sqs as SdkSqsClient)?.Endpoint ?? Settings.SqsEndpoint;
+    public Uri SqsEndpoint => (_sqs as SdkSqsClient)?.Site.Endpoint ?? Settings.SqsEndpoint;
 
     /// <summary>Gets whether SQS calls go through the AWS SDK's <c>IAmazonSQS</c> rather than the built-in client.</summary>
     public bool UsesSdkSqsClient => _sqs is SdkSqsClient;
@@ -142,11 +144,23 @@ public sealed class AwsTransport : IMessageTransport, IDisposable
     internal EventBridgeClient EventBridge => _eventBridge;
 
     /// <inheritdoc />
-    public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region}, {(_sqs is SdkSqsClient ? "SQS through " + _sqs.Description : "SQS " + SqsEndpoint)}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint}, credentials from {CredentialSource}";
+    public string Description => $"Amazon SQS, SNS and EventBridge (Missive.Aws): region {Region} (from {Settings.RegionSource}), {(_sqs is SdkSqsClient ? "SQS through " + _sqs.Description : "SQS " + SqsEndpoint)}, SNS {SnsEndpoint}, EventBridge {EventBridgeEndpoint} (endpoints from {EndpointSources()}), credentials from {CredentialSource}";
+
+    /// <summary>What chose the endpoints of the built-in clients, once when they agree.</summary>
+    private string EndpointSources()
+    {
+        string sns = Settings.SnsEndpointSource, events = Settings.EventBridgeEndpointSource;
+        string sqs = _sqs is SdkSqsClient ? sns : Settings.SqsEndpointSource;
+        return sqs == sns && sns == events ? sns : $"SQS: {sqs}; SNS: {sns}; EventBridge: {events}";
+    }
 
     /// <inheritdoc />
     /// <remarks><c>true</c>: a body is read while the request is written and its digest checked, both within the call.</remarks>
     public bool IsDoneWithBodiesWhenCallsComplete => true;
+
+    /// <inheritdoc />
+    /// <remarks><c>true</c>: SQS, SNS and EventBridge deliver to whoever receives from the queue.</remarks>
+    public bool DeliversToOtherProcesses => true;
 
     /// <inheritdoc />
     public Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)

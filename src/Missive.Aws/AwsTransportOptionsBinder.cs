@@ -1,5 +1,6 @@
 using System;
 using System.Globalization;
+using System.Linq;
 using Microsoft.Extensions.Configuration;
 
 namespace Missive.Aws;
@@ -63,6 +64,15 @@ internal static class AwsTransportOptionsBinder
             string key = child.Key;
             if (Array.Exists(Keys, k => string.Equals(k, key, StringComparison.OrdinalIgnoreCase)))
             {
+                bool map = string.Equals(key, nameof(AwsTransportOptions.QueueUrls), StringComparison.OrdinalIgnoreCase) || string.Equals(key, nameof(AwsTransportOptions.TopicArns), StringComparison.OrdinalIgnoreCase);
+                foreach (IConfigurationSection nested in map ? child.GetChildren() : [child])
+                {
+                    if (nested.Value is null && nested.GetChildren().Any())
+                    {
+                        throw new MessageBusConfigurationException($"The Missive.Aws configuration key '{nested.Path}' holds a section ({string.Join(", ", nested.GetChildren().Select(static c => c.Key))}) where a value belongs: write its value there{(map ? $" (the {key} entry of one name)" : string.Empty)}.");
+                    }
+                }
+
                 continue;
             }
 
@@ -73,7 +83,7 @@ internal static class AwsTransportOptionsBinder
                     => $"The Missive.Aws configuration key '{where}' cannot be bound: credentials come from the AWS default chain (environment, profile, SSO, instance role), from Profile, or from AwsTransportOptions.Credentials in code.",
                 _ when string.Equals(key, nameof(AwsTransportOptions.SqsClient), StringComparison.OrdinalIgnoreCase)
                     => $"The Missive.Aws configuration key '{where}' cannot be bound: set UseSdkSqsClient to true to use the IAmazonSQS registered in DI, or AwsTransportOptions.SqsClient in code.",
-                _ => $"The Missive.Aws configuration key '{where}' is not a setting, so it would be ignored; did you mean '{NearestName.Of(key, Keys, int.MaxValue, ignoreCase: true)}'? The settings: {string.Join(", ", Keys)}.",
+                _ => $"The Missive.Aws configuration key '{where}' is not a setting, so it would be ignored; did you mean '{ConfigurationNames.Nearest(key, Keys)}'? The settings: {string.Join(", ", Keys)}.",
             });
         }
     }

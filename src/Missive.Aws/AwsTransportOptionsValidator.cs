@@ -9,8 +9,9 @@ namespace Missive.Aws;
 
 /// <summary>
 /// Checks the AWS transport's configuration with the bus's own checks when the host starts: every option out of range,
-/// that the options resolve to a region, credentials and endpoints, and that every SNS publisher's topic has an ARN
-/// (SNS names topics by ARN only). Each problem says what to write instead.
+/// that the Missive.Aws options and the application's AWS options (<see cref="ApplicationAws"/>) do not disagree, that
+/// together they resolve to a region, credentials and endpoints, and that every SNS publisher's topic has an ARN (SNS
+/// names topics by ARN only). Each problem says what to write instead.
 /// </summary>
 internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationCheck
 {
@@ -33,11 +34,26 @@ internal sealed class AwsTransportOptionsValidator : IMessageBusConfigurationChe
 
         int before = problems.Count;
         FindProblems(options, problems);
+        ApplicationAws? application = null;
+        try
+        {
+            application = ApplicationAws.From(bus.Services);
+        }
+        catch (MessageBusConfigurationException e)
+        {
+            problems.Add(e.Message);
+        }
+
+        if (application is not null)
+        {
+            AwsSettings.FindConflicts(options, application, problems);
+        }
+
         if (problems.Count == before)
         {
             try
             {
-                AwsSettings settings = AwsSettings.Resolve(options, _environment);
+                AwsSettings settings = AwsSettings.Resolve(options, _environment, application: application);
                 FindRegionProblems(options, settings.Region.SystemName, bus, problems);
             }
             catch (MessageBusConfigurationException e)

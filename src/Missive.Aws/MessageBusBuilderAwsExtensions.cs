@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Net.Http;
 using System.Threading;
 using Microsoft.Extensions.Configuration;
@@ -59,6 +60,12 @@ public static class MessageBusBuilderAwsExtensions
         OptionsBuilder<AwsTransportOptions> options = services.AddOptions<AwsTransportOptions>();
         if (configuration is not null)
         {
+            if (configuration is IConfigurationSection section && !section.GetChildren().Any())
+            {
+                // A misspelt section reads as empty: the transport would go to the AWS the environment names.
+                services.AddSingleton<IMessageBusConfigurationCheck>(new MissingSection(section.Path));
+            }
+
             options.Configure(o => AwsTransportOptionsBinder.Bind(o, configuration));
         }
 
@@ -70,7 +77,7 @@ public static class MessageBusBuilderAwsExtensions
         services.AddSingleton<IMessageBusConfigurationCheck>(new AwsTransportOptionsValidator(Environment.GetEnvironmentVariable));
         services.AddSingleton<IMessageBusResourceCheck>(sp => new AwsResourceCheck(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, sp.GetRequiredService<AwsTransport>));
         services.TryAddSingleton(TimeProvider.System);
-        services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable));
+        services.TryAddSingleton(sp => AwsSettings.Resolve(sp.GetRequiredService<IOptions<AwsTransportOptions>>().Value, Environment.GetEnvironmentVariable, application: ApplicationAws.From(sp)));
         // IHttpClientFactory logs four lines at Information for every call; the transport's clients are quiet below
         // Warning unless the application asks (Logging:LogLevel:System.Net.Http.HttpClient.Missive.Aws, or one client's
         // category). The rule goes first, so that a rule the application configures for the same category wins.
@@ -137,8 +144,23 @@ public static class MessageBusBuilderAwsExtensions
     {
         public void Check(MessageBusDescription bus, ICollection<string> problems)
         {
-            AwsTransportOptions options = services.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
-            if (!options.UseSdkSqsClient || options.SqsClient is not null)
+            AwsTransportOptions options;
+            try
+            {
+                options = services.GetRequiredService<IOptions<AwsTransportOptions>>().Value;
+            }
+            catch (MessageBusConfigurationException)
+            {
+                return; // a value that does not bind: the options' own check reports it, once
+            }
+
+            if (options.SqsClient is { } given)
+            {
+                CheckSigningRegion(given, problems);
+                return;
+            }
+
+            if (!options.UseSdkSqsClient)
             {
                 return;
             }
@@ -157,7 +179,48 @@ public static class MessageBusBuilderAwsExtensions
             if (client is null)
             {
                 problems.Add("AwsTransportOptions.UseSdkSqsClient is on, but no IAmazonSQS is registered: register one (services.AddAWSService<IAmazonSQS>() from AWSSDK.Extensions.NETCore.Setup, or AddSingleton<IAmazonSQS>(...)), or set AwsTransportOptions.SqsClient.");
+                return;
             }
+
+            CheckSigningRegion(client, problems);
+        }
+
+        /// <summary>
+        /// The application's IAmazonSQS signs for the region the bus's other calls (SNS, EventBridge, S3, its checks) sign
+        /// for: else a queue made in one is not found through the other (the SDK signs for us-east-1 at a ServiceURL
+        /// without AuthenticationRegion).
+        /// </summary>
+        private void CheckSigningRegion(Amazon.SQS.IAmazonSQS client, ICollection<string> problems)
+        {
+            AwsSettings settings;
+            try
+            {
+                settings = services.GetRequiredService<AwsSettings>();
+            }
+            catch (MessageBusConfigurationException)
+            {
+                return; // the options' own check reports why they do not resolve
+            }
+
+            Missive.Aws.Protocol.SdkClientSite site = Missive.Aws.Protocol.SdkClientSite.Of(client.Config, "sqs");
+            if (!string.Equals(site.Region, settings.Region.SystemName, StringComparison.Ordinal))
+            {
+                problems.Add($"The application's IAmazonSQS signs for '{site.Region}' ({site.Endpoint.GetLeftPart(UriPartial.Authority)}, {site.Choice}), but the bus's other calls (SNS, EventBridge, the payload store) sign for '{settings.Region.SystemName}' (from {settings.RegionSource}): a queue of one region is not found in the other. Make them one: set AuthenticationRegion to '{settings.Region.SystemName}' beside ServiceURL in the \"AWS\" configuration section (or Region, without a ServiceURL).");
+            }
+        }
+    }
+
+    /// <summary>The section given to <c>UseAws</c> is missing or empty: the problem names it, and the section it most likely meant.</summary>
+    private sealed class MissingSection(string path) : IMessageBusConfigurationCheck
+    {
+        public void Check(MessageBusDescription bus, ICollection<string> problems)
+        {
+            int colon = path.LastIndexOf(':');
+            string parent = colon < 0 ? string.Empty : path[..colon], name = path[(colon + 1)..];
+            IConfiguration? root = bus.Services.GetService<IConfiguration>();
+            IEnumerable<IConfigurationSection> siblings = root is null ? [] : parent.Length == 0 ? root.GetChildren() : root.GetSection(parent).GetChildren();
+            string? meant = ConfigurationNames.Nearest(name, siblings.Where(static s => s.GetChildren().Any()).Select(static s => s.Key), maxDistance: 3);
+            problems.Add($"The configuration section '{path}' given to UseAws is missing or empty{(meant is null ? string.Empty : $" (did you mean '{(parent.Length == 0 ? meant : parent + ":" + meant)}'?)")}: the transport would run on whatever AWS the environment names (AWS_REGION, the instance's role). Give the section that holds the Missive.Aws settings, or call UseAws(o => …) to configure it in code.");
         }
     }
 

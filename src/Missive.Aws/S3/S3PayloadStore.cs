@@ -65,9 +65,10 @@ public sealed partial class S3PayloadStore : IPayloadStore, IDisposable
         _prefix = options.KeyPrefix;
         _kms = Kms(options);
         _readTimeout = TimeSpan.FromSeconds(100);
-        Endpoint = client.Config.ServiceURL is { Length: > 0 } url ? new Uri(url) : null;
-        _site = new AwsCallSite("S3", "s3", Endpoint ?? new Uri("https://s3.amazonaws.com/"), client.Config.RegionEndpoint?.SystemName ?? client.Config.AuthenticationRegion ?? "(the client's)", "the application's IAmazonS3", Bucket);
-        _client = Endpoint is null ? "the application's IAmazonS3, its endpoint from its region" : "the application's IAmazonS3, its endpoint from its ServiceURL";
+        SdkClientSite site = SdkClientSite.Of(client.Config, "s3");
+        Endpoint = site.Endpoint;
+        _site = new AwsCallSite("S3", "s3", site.Endpoint, site.Region, "the application's IAmazonS3", Bucket);
+        _client = "the application's IAmazonS3: " + site.Choice;
     }
 
     internal S3PayloadStore(S3PayloadStoreOptions options, AwsTransportOptions transport, AwsSettings settings, Func<string, string?> environment, HttpMessageHandler? handler)
@@ -77,16 +78,16 @@ public sealed partial class S3PayloadStore : IPayloadStore, IDisposable
         Bucket = CheckBucket(options.Bucket);
 
         // The S3 endpoint, most specific first: this store's ServiceUrl, AWS_ENDPOINT_URL_S3, the transport's ServiceUrl,
-        // AWS_ENDPOINT_URL, then the region's own (AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true leaves out the variables).
+        // the application's ServiceURL, AWS_ENDPOINT_URL, then the region's own (AWS_IGNORE_CONFIGURED_ENDPOINT_URLS=true
+        // leaves out the variables).
         bool ignoreEnvironment = string.Equals(environment("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS"), "true", StringComparison.OrdinalIgnoreCase);
         string? s3Variable = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL_S3");
-        string? globalVariable = ignoreEnvironment ? null : environment("AWS_ENDPOINT_URL");
-        (Uri? configured, string? fromEnvironment) = options.ServiceUrl is not null ? (options.ServiceUrl, (string?)null)
-            : !string.IsNullOrEmpty(s3Variable) ? ((Uri?)null, s3Variable)
-            : transport.ServiceUrl is not null ? (transport.ServiceUrl, (string?)null)
-            : ((Uri?)null, globalVariable);
-        bool custom = configured is not null || !string.IsNullOrEmpty(fromEnvironment);
-        Uri endpoint = AwsSettings.ResolveEndpoint("s3", configured, fromEnvironment, settings.Region);
+        (Uri endpoint, string endpointSource) = options.ServiceUrl is { } own
+            ? AwsSettings.ResolveEndpoint("s3", own, "S3PayloadStoreOptions.ServiceUrl", null, null, null, settings.Region)
+            : !string.IsNullOrEmpty(s3Variable)
+                ? AwsSettings.ResolveEndpoint("s3", null, string.Empty, null, (s3Variable, "AWS_ENDPOINT_URL_S3"), null, settings.Region)
+                : AwsSettings.ResolveEndpoint("s3", transport.ServiceUrl, "ServiceUrl", settings.Application, null, ignoreEnvironment ? null : (environment("AWS_ENDPOINT_URL"), "AWS_ENDPOINT_URL"), settings.Region);
+        bool custom = endpointSource != AwsSettings.RegionEndpointSource;
 
         var config = new AmazonS3Config
         {
@@ -116,22 +117,23 @@ public sealed partial class S3PayloadStore : IPayloadStore, IDisposable
         _readTimeout = transport.AttemptTimeout;
         Endpoint = endpoint;
         _site = new AwsCallSite("S3", "s3", endpoint, settings.Region.SystemName, settings.CredentialSource, Bucket);
-        _client = custom ? "the store's own client, its endpoint from S3PayloadStoreOptions.ServiceUrl, AWS_ENDPOINT_URL_S3, ServiceUrl or AWS_ENDPOINT_URL" : "the store's own client, its endpoint from the region";
+        _client = $"the store's own client, its endpoint from {endpointSource}";
     }
 
     /// <inheritdoc />
     public string Bucket { get; }
 
     /// <summary>
-    /// Gets the S3 endpoint the store's own client calls (its <see cref="S3PayloadStoreOptions.ServiceUrl"/>,
-    /// <c>AWS_ENDPOINT_URL_S3</c>, the transport's <c>ServiceUrl</c>, <c>AWS_ENDPOINT_URL</c>, or the region's, in that
-    /// order), or an application client's <c>ServiceURL</c>; <c>null</c> when that client resolves its endpoint itself.
+    /// Gets the S3 endpoint the store calls: its own client's (its <see cref="S3PayloadStoreOptions.ServiceUrl"/>,
+    /// <c>AWS_ENDPOINT_URL_S3</c>, the transport's <c>ServiceUrl</c>, the application's <c>ServiceURL</c> (the <c>AWS</c>
+    /// section), <c>AWS_ENDPOINT_URL</c>, or the region's, in that order), or an application client's, as the SDK
+    /// chooses it from that client's configuration.
     /// </summary>
-    public Uri? Endpoint { get; }
+    public Uri Endpoint { get; }
 
     /// <inheritdoc />
-    /// <remarks>The bucket and the endpoint (for the bus's startup line).</remarks>
-    public string Description => $"the S3 bucket '{Bucket}' at {(Endpoint is null ? "the endpoint of the application's IAmazonS3" : Endpoint.GetLeftPart(UriPartial.Authority))}";
+    /// <remarks>The bucket, the endpoint, and what chose it (for the bus's startup line).</remarks>
+    public string Description => $"the S3 bucket '{Bucket}' at {Endpoint.GetLeftPart(UriPartial.Authority)} ({_client})";
 
     /// <inheritdoc />
     public async Task<PayloadLocation> PutAsync(ReadOnlyMemory<byte> payload, CancellationToken cancellationToken = default)

@@ -126,7 +126,7 @@ internal sealed class SnsClient
             _publishLimits,
             static entry => entry.Request.ComputeSize(),
             FifoRule.IsFifo(topicArn) ? static entry => entry.Request.MessageGroupId : null,
-            "SNS PublishBatch",
+            $"SNS PublishBatch to the topic '{topicArn}'",
             (list, start, end, chunk, ct) => PublishBatchCallAsync(topicArn, list, start, end, chunk, ct),
             cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < results.Length; i++)

@@ -8,6 +8,7 @@ using System.Threading.Tasks;
 using Amazon.Runtime;
 using Amazon.SQS;
 using Amazon.SQS.Model;
+using Microsoft.Extensions.Logging;
 using Missive.Aws.Protocol;
 using Missive.Transport;
 using SdkAttribute = Amazon.SQS.Model.MessageAttributeValue;
@@ -17,8 +18,12 @@ namespace Missive.Aws.Sqs;
 /// <summary>
 /// The transport's SQS calls through the AWS SDK's <see cref="IAmazonSQS"/> (the application's own client, with its
 /// region, credentials, endpoint and retry settings). What differs from the built-in client is the SDK's: its retries
-/// of whole calls, and its MD5 checks (a mismatch fails the whole receive or call, where the built-in client fails only
-/// the message; a batch call that fails so reports its entries as maybe taken).
+/// of whole calls, and its MD5 checks, which have no switch: a mismatch fails the whole receive or call, where the
+/// built-in client fails only the message. A receive that fails so is logged as the built-in client logs a message it
+/// sets aside (event 3001, naming the message) and returns nothing; the queue's receives then take one message each for
+/// two visibility timeouts (<see cref="DigestIsolation"/>; a later failure extends it), so that the message fails alone
+/// and the others received with it come back once and are handled. A batch call that fails so reports its entries as
+/// maybe taken.
 /// </summary>
 internal sealed class SdkSqsClient : ISqsOperations
 {
@@ -31,23 +36,32 @@ internal sealed class SdkSqsClient : ISqsOperations
     private readonly BatchLimits _sendLimits;
     private readonly QueueUrlCache _queueUrls;
     private readonly AwsCallSite _site;
+    private readonly DigestIsolation _isolation;
+    private readonly ILogger _logger;
     private readonly string _client; // which client, and what chose its endpoint, for errors
 
-    public SdkSqsClient(IAmazonSQS sqs, IReadOnlyDictionary<string, Uri> configuredUrls, BatchLimits sendLimits, string credentialSource)
+    /// <summary>The error code of an answer whose MD5 digest the SDK found wrong.</summary>
+    private const string DigestMismatchCode = "DigestMismatch";
+
+    /// <summary>SQS's default visibility timeout, for a receive that asks for none.</summary>
+    private static readonly TimeSpan DefaultVisibilityTimeout = TimeSpan.FromSeconds(30);
+
+    public SdkSqsClient(IAmazonSQS sqs, IReadOnlyDictionary<string, Uri> configuredUrls, BatchLimits sendLimits, string credentialSource, TimeProvider clock, ILogger logger)
     {
+        _isolation = new DigestIsolation(clock);
+        _logger = logger;
         _sqs = sqs;
         _sendLimits = sendLimits;
         _queueUrls = new QueueUrlCache(configuredUrls, LookUpQueueUrlAsync);
-        Endpoint = sqs.Config.ServiceURL is { Length: > 0 } url ? new Uri(url) : null;
-        string region = sqs.Config.RegionEndpoint?.SystemName ?? sqs.Config.AuthenticationRegion ?? "(the client's)";
-        _site = new AwsCallSite("SQS", "sqs", Endpoint ?? new Uri($"https://sqs.{region}.amazonaws.com/"), region, credentialSource, null);
-        _client = Endpoint is null ? "the application's IAmazonSQS, its endpoint from its region" : "the application's IAmazonSQS, its endpoint from its ServiceURL";
+        Site = SdkClientSite.Of(sqs.Config, "sqs");
+        _site = new AwsCallSite("SQS", "sqs", Site.Endpoint, Site.Region, credentialSource, null);
+        _client = "the application's IAmazonSQS: " + Site.Choice;
     }
 
-    /// <summary>Gets the endpoint the client was configured with (<c>ServiceURL</c>), or <c>null</c> when it resolves its endpoint itself.</summary>
-    public Uri? Endpoint { get; }
+    /// <summary>Gets where the client sends and what region it signs for, as the SDK decides them from its configuration.</summary>
+    public SdkClientSite Site { get; }
 
-    public string Description => $"the application's IAmazonSQS ({(Endpoint is null ? "region " + _site.Region : Endpoint.GetLeftPart(UriPartial.Authority))})";
+    public string Description => $"the application's IAmazonSQS ({Site.Endpoint.GetLeftPart(UriPartial.Authority)}, signing region {Site.Region}: {Site.Choice})";
 
     public Task<string> GetQueueUrlAsync(string queue, CancellationToken cancellationToken) => _queueUrls.GetAsync(queue, cancellationToken);
 
@@ -103,16 +117,31 @@ internal sealed class SdkSqsClient : ISqsOperations
     public async Task<IReadOnlyList<SqsMessage>> ReceiveAsync(string queue, int maxMessages, TimeSpan waitTime, TimeSpan? visibilityTimeout, CancellationToken cancellationToken)
     {
         string url = await GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        bool alone = _isolation.ReceivesAlone(queue);
         var receive = new ReceiveMessageRequest
         {
             QueueUrl = url,
-            MaxNumberOfMessages = Math.Clamp(maxMessages, 1, 10),
+            MaxNumberOfMessages = alone ? 1 : Math.Clamp(maxMessages, 1, 10),
             WaitTimeSeconds = (int)Math.Clamp(Math.Ceiling(waitTime.TotalSeconds), 0, 20),
             VisibilityTimeout = visibilityTimeout is { } visibility ? SqsClient.Seconds(visibility) : null,
             MessageAttributeNames = AllAttributes,
             MessageSystemAttributeNames = SystemAttributeNames,
         };
-        ReceiveMessageResponse answer = await CallAsync("ReceiveMessage", queue, ct => _sqs.ReceiveMessageAsync(receive, ct), cancellationToken).ConfigureAwait(false);
+        ReceiveMessageResponse answer;
+        try
+        {
+            answer = await CallAsync("ReceiveMessage", queue, ct => _sqs.ReceiveMessageAsync(receive, ct), cancellationToken).ConfigureAwait(false);
+        }
+        catch (MessageTransportException e) when (e.ErrorCode == DigestMismatchCode)
+        {
+            // The SDK failed the whole receive for one message's digest: the receive's other messages are invisible for
+            // their visibility timeout with no receipt to release them. Until they have come back, receives take one
+            // message each, so that the message that does not match fails alone and no other's receive count rises again.
+            _isolation.Isolate(queue, visibilityTimeout ?? DefaultVisibilityTimeout);
+            AwsLog.ReceivedMessageSkipped(_logger, MessageIdIn(e) ?? "(unknown)", queue, $"the application's IAmazonSQS found its digest wrong and failed {(alone ? "the receive" : "the whole receive: the others received with it come back after their visibility timeout")}; receives now take one message at a time until they have");
+            return [];
+        }
+
         if (answer.Messages is not { Count: > 0 } messages)
         {
             return [];
@@ -300,10 +329,19 @@ internal sealed class SdkSqsClient : ISqsOperations
         if (failure.Kind == SdkFailureKind.Other && e is AmazonSQSException)
         {
             // The SDK's own MD5 check of an answer throws AmazonSQSException without code or status: the call reached SQS.
-            return new MessageTransportException($"SQS {operation} on {resource}: {e.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = "DigestMismatch" };
+            return new MessageTransportException($"SQS {operation} on {resource}: {e.Message}: the answer does not match what was sent or stored.", e) { ErrorCode = DigestMismatchCode };
         }
 
         string? hint = failure.Kind == SdkFailureKind.Service ? AwsErrorHints.For(failure.Code, _site with { Resource = resource }, operation, e.Message) : null;
         return failure.ToTransportException(e, $"SQS {operation} on {resource}", _site, _client, hint, SqsClient.IsNonExistentQueue);
+    }
+
+    /// <summary>The message id the SDK's digest error names (<c>MD5 hash mismatch for message id {id}</c>), or <c>null</c>.</summary>
+    private static string? MessageIdIn(Exception e)
+    {
+        const string Marker = "message id ";
+        string text = e.InnerException?.Message ?? e.Message;
+        int at = text.IndexOf(Marker, StringComparison.Ordinal);
+        return at < 0 ? null : text[(at + Marker.Length)..].Trim();
     }
 }

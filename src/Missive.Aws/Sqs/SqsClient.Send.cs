@@ -47,7 +47,7 @@ internal sealed partial class SqsClient
             limits,
             static entry => entry.Request.ComputeSize(),
             FifoRule.IsFifo(url) ? static entry => entry.Request.MessageGroupId : null, // a standard queue's group ids keep no order
-            "SQS SendMessageBatch",
+            $"SQS SendMessageBatch to the queue {url}",
             call,
             cancellationToken).ConfigureAwait(false);
         for (int i = 0; i < results.Length; i++)

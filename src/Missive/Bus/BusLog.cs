@@ -6,28 +6,34 @@ namespace Missive.Bus;
 /// <summary>The message pump's log messages (event ids 2000-2099). None of them carries message content.</summary>
 internal static partial class BusLog
 {
-    [LoggerMessage(EventId = 2000, Level = LogLevel.Information, Message = "Polling queue {Queue} with up to {MaxConcurrency} messages in flight.")]
+    [LoggerMessage(EventId = 2000, Level = LogLevel.Information, Message = "Polling queue {Queue}, handling at most {MaxConcurrency} at a time.")]
     public static partial void PollerStarted(ILogger logger, string queue, int maxConcurrency);
 
     /// <summary>Logs an unreadable message, naming the byte where the problem is only when it is known.</summary>
-    public static void EnvelopeUnreadable(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception)
+    /// <summary>
+    /// A message that cannot be read, with what is wrong with it (the exception's own text, which holds no content unless
+    /// content logging is on). The exception goes with it only when it has a cause to show (content logging gives it
+    /// one): a stack trace of the reader says nothing about a message's content, and would repeat at every receive.
+    /// </summary>
+    public static void EnvelopeUnreadable(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeException exception)
     {
-        if (position >= 0)
+        Exception? shown = exception.InnerException is null ? null : exception;
+        if (exception.Position >= 0)
         {
-            EnvelopeUnreadableAt(logger, messageId, queue, receiveCount, reason, position, exception);
+            EnvelopeUnreadableAt(logger, messageId, queue, receiveCount, exception.Reason, exception.Position, exception.Message, shown);
         }
         else
         {
-            EnvelopeUnreadableSomewhere(logger, messageId, queue, receiveCount, reason, exception);
+            EnvelopeUnreadableSomewhere(logger, messageId, queue, receiveCount, exception.Reason, exception.Message, shown);
         }
     }
 
 #pragma warning disable SYSLIB1006 // one event, two wordings: with the position where it is known, without it where it is not
-    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason} at byte {Position}. It stays in the queue, to be retried and finally dead-lettered.")]
-    private static partial void EnvelopeUnreadableAt(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, Exception exception);
+    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason} at byte {Position}: {Detail} It stays in the queue, to be retried and finally dead-lettered.")]
+    private static partial void EnvelopeUnreadableAt(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, long position, string detail, Exception? exception);
 
-    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason}. It stays in the queue, to be retried and finally dead-lettered.")]
-    private static partial void EnvelopeUnreadableSomewhere(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, Exception exception);
+    [LoggerMessage(EventId = 2001, Level = LogLevel.Warning, Message = "Message {MessageId} from queue {Queue} (receive {ReceiveCount}) could not be read: {Reason}: {Detail} It stays in the queue, to be retried and finally dead-lettered.")]
+    private static partial void EnvelopeUnreadableSomewhere(ILogger logger, string messageId, string queue, int receiveCount, InvalidEnvelopeReason reason, string detail, Exception? exception);
 #pragma warning restore SYSLIB1006
 
     [LoggerMessage(EventId = 2002, Level = LogLevel.Warning, Message = "The handler of message {MessageId} ({MessageType}) from queue {Queue} failed on receive {ReceiveCount}. The message stays in the queue, to be retried and finally dead-lettered.")]
@@ -60,7 +66,7 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2010, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} could not be extended: its receipt is no longer current, and the message may be handled again while this handler still runs.")]
     public static partial void HeartbeatLost(ILogger logger, string messageId, string queue);
 
-    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of {Count} messages ({MessageIds}) in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
+    [LoggerMessage(EventId = 2011, Level = LogLevel.Warning, Message = "Extending the visibility of messages {MessageIds} (count: {Count}) in queue {Queue} failed; it is tried again at the next tick, and a message may be handled again if its visibility ends first.")]
     public static partial void HeartbeatFailed(ILogger logger, int count, string messageIds, string queue, Exception exception);
 
     [LoggerMessage(EventId = 2027, Level = LogLevel.Warning, Message = "The visibility of message {MessageId} in queue {Queue} was not extended: the service failed its entry ({ErrorCode}). It stays due and is tried again at the next tick.")]
@@ -81,7 +87,7 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2012, Level = LogLevel.Warning, Message = "The host stopped waiting for {Count} handlers of queue {Queue}; their messages were made visible again and may be handled twice.")]
     public static partial void AbandonedOnStop(ILogger logger, int count, string queue);
 
-    [LoggerMessage(EventId = 2013, Level = LogLevel.Information, Message = "Shutdown began while {Count} messages of queue {Queue} were received but not yet handled; they were made visible again.")]
+    [LoggerMessage(EventId = 2013, Level = LogLevel.Information, Message = "Shutdown began while messages of queue {Queue} were received but not yet handled (count: {Count}); they were made visible again.")]
     public static partial void ReleasedUnstarted(ILogger logger, int count, string queue);
 
     [LoggerMessage(EventId = 2014, Level = LogLevel.Warning, Message = "Handlers are registered for {MessageTypes}, but no queue poller is: nothing will deliver messages to them. Add AddQueuePoller(\"queue\") for each queue they read.")]
@@ -120,6 +126,6 @@ internal static partial class BusLog
     [LoggerMessage(EventId = 2025, Level = LogLevel.Debug, Message = "Message {MessageId} ({MessageType}) from queue {Queue} was handled in {DurationMs:0.0} ms; it is deleted.")]
     public static partial void MessageHandled(ILogger logger, string messageId, string messageType, string queue, double durationMs);
 
-    [LoggerMessage(EventId = 2022, Level = LogLevel.Warning, Message = "Setting the visibility of {Count} messages ({MessageIds}) in queue {Queue} to {Visibility} (a release or a retry delay) failed; they come back when their current visibility ends.")]
+    [LoggerMessage(EventId = 2022, Level = LogLevel.Warning, Message = "Setting the visibility of messages {MessageIds} (count: {Count}) in queue {Queue} to {Visibility} (a release or a retry delay) failed; they come back when their current visibility ends.")]
     public static partial void VisibilityChangeFailed(ILogger logger, int count, string messageIds, string queue, TimeSpan visibility, Exception exception);
 }

@@ -102,6 +102,30 @@ public sealed partial class MessageBusBuilder
         return this;
     }
 
+    /// <summary>
+    /// Polls a queue with settings from a configuration section (keys named as the <see cref="PollerOptions"/> properties:
+    /// <c>MaxConcurrency</c>, <c>WaitTime</c> as <c>hh:mm:ss</c>, …), then <paramref name="configure"/>. Read by hand, so
+    /// trimming and native AOT keep working.
+    /// </summary>
+    /// <param name="queueName">The queue.</param>
+    /// <param name="configuration">The section, for example <c>configuration.GetSection("Missive:Poller")</c>. Must not be null.</param>
+    /// <param name="configure">Settings in code after the section's, or <c>null</c>.</param>
+    /// <returns>This builder.</returns>
+    /// <remarks>
+    /// A section that is missing or empty (a misspelt name reads as empty), a key that is no setting (with the nearest
+    /// one), and a value that does not parse stop the host when it starts, with the other problems
+    /// (<see cref="MessageBusConfigurationException"/>).
+    /// </remarks>
+    public MessageBusBuilder AddQueuePoller(string queueName, Microsoft.Extensions.Configuration.IConfiguration configuration, Action<PollerOptions>? configure = null)
+    {
+        ArgumentNullException.ThrowIfNull(configuration);
+        return AddQueuePoller(queueName, options =>
+        {
+            PollerOptionsBinder.Bind(options, configuration, Bus.Problems);
+            configure?.Invoke(options);
+        });
+    }
+
     /// <summary>Polls a queue and dispatches its messages to the registered handlers (a hosted service runs the pollers).</summary>
     /// <param name="queueName">The queue.</param>
     /// <param name="configure">Poller settings.</param>

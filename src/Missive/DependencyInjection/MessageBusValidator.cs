@@ -4,6 +4,7 @@ using System.Threading;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Options;
 using Missive.Bus;
+using Missive.Offload;
 using Missive.InMemory;
 using Missive.Lambda;
 using Missive.Serialization;
@@ -271,6 +272,12 @@ internal sealed class MessageBusValidator
         if (transport is InMemoryBroker broker)
         {
             CheckTopology(broker, problems);
+        }
+
+        if (_bus.PayloadOffload is { AllowInProcessStore: false } && transport.DeliversToOtherProcesses
+            && _services.GetService<IPayloadStore>() is { IsSharedAcrossProcesses: false } store)
+        {
+            problems.Add($"UsePayloadOffload keeps payloads in {store.Description}, which only this process can read, but the transport delivers messages to other processes ({transport.GetType().Name}): their consumers, and this one after a restart, could not read a large message. Keep payloads where every consumer reads them: UseS3PayloadStore(o => o.Bucket = \"…\") (Missive.Aws), or an IPayloadStore of your own; or set PayloadOffloadOptions.AllowInProcessStore for a process that is its messages' only consumer (a test).");
         }
     }
 

@@ -31,7 +31,7 @@ public sealed class InMemoryBroker : IMessageTransport
     public InMemoryBroker(TimeProvider? timeProvider = null) => TimeProvider = timeProvider ?? TimeProvider.System;
 
     /// <inheritdoc />
-    public string Description => $"the in-memory broker ({_queues.Count} queues, {_topics.Count} topics, {_buses.Count} event buses)";
+    public string Description => $"the in-memory broker (queues: {_queues.Count}, topics: {_topics.Count}, event buses: {_buses.Count})";
 
     /// <summary>Gets the account id written into ARNs and events.</summary>
     public string AccountId { get; init; } = "123456789012";

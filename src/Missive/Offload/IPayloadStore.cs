@@ -7,7 +7,7 @@ namespace Missive.Offload;
 /// <summary>Where the bodies of messages larger than their service takes are kept while their messages carry pointers.</summary>
 /// <remarks>
 /// <list type="bullet">
-/// <item>The in-memory store (<see cref="InMemoryPayloadStore"/>) is the default; Missive.Aws has the S3 store.</item>
+/// <item>The in-memory store (<see cref="InMemoryPayloadStore"/>) is the default, for the in-memory broker and tests; Missive.Aws has the S3 store.</item>
 /// <item>A failure is a <see cref="MessageTransportException"/> with an <see cref="MessageTransportException.ErrorCode"/>
 /// (<c>NoSuchKey</c>, <c>AccessDenied</c>, <c>PayloadTooLarge</c>, …), never the payload.</item>
 /// </list>
@@ -19,6 +19,13 @@ public interface IPayloadStore
 
     /// <summary>Gets where the store keeps payloads, for the bus's startup line (by default, the bucket's name); never a secret.</summary>
     string Description => $"the bucket '{Bucket}'";
+
+    /// <summary>
+    /// Gets whether another process can read what this one stores (S3 can; <see cref="InMemoryPayloadStore"/> cannot).
+    /// By default <c>true</c>. On a transport that delivers to other processes, the host does not start with a store that
+    /// says no, unless <see cref="PayloadOffloadOptions.AllowInProcessStore"/> says so.
+    /// </summary>
+    bool IsSharedAcrossProcesses => true;
 
     /// <summary>Stores a payload under a new key (a lowercase UUID, after the store's prefix, if any).</summary>
     /// <param name="payload">The payload: the message body, UTF-8. Valid only until the returned task completes (it may be

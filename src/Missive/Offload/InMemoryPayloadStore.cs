@@ -5,7 +5,11 @@ using System.Threading.Tasks;
 
 namespace Missive.Offload;
 
-/// <summary>A payload store in process memory, for the in-memory broker, samples and tests; thread-safe.</summary>
+/// <summary>
+/// A payload store in process memory, for the in-memory broker, samples and tests; thread-safe. No other process can read
+/// it: on a transport that delivers to other processes the host does not start with it unless
+/// <see cref="PayloadOffloadOptions.AllowInProcessStore"/> says so.
+/// </summary>
 /// <param name="bucket">The bucket it stores in (a name only; every bucket lives in this one store).</param>
 public sealed class InMemoryPayloadStore(string bucket = "missive-payloads") : IPayloadStore
 {
@@ -13,6 +17,13 @@ public sealed class InMemoryPayloadStore(string bucket = "missive-payloads") : I
 
     /// <inheritdoc />
     public string Bucket { get; } = string.IsNullOrEmpty(bucket) ? throw new ArgumentException("A bucket name is needed.", nameof(bucket)) : bucket;
+
+    /// <inheritdoc />
+    public string Description => $"this process's memory (InMemoryPayloadStore, bucket '{Bucket}')";
+
+    /// <inheritdoc />
+    /// <remarks><c>false</c>: payloads live in this process's memory.</remarks>
+    public bool IsSharedAcrossProcesses => false;
 
     /// <summary>Gets how many payloads are stored.</summary>
     public int Count => _objects.Count;
@@ -42,7 +53,7 @@ public sealed class InMemoryPayloadStore(string bucket = "missive-payloads") : I
         cancellationToken.ThrowIfCancellationRequested();
         if (!_objects.TryGetValue(location, out byte[]? payload))
         {
-            throw new MessageTransportException($"No payload is stored at {location}.") { ErrorCode = "NoSuchKey" };
+            throw new MessageTransportException($"No payload is stored at {location} in this process's memory: the in-memory store holds only what this process stored since it started, so another process's payload, or one stored before a restart, is not there. Where messages cross processes, keep payloads in a shared store (UseS3PayloadStore).") { ErrorCode = "NoSuchKey" };
         }
 
         if (payload.Length > maxLength)

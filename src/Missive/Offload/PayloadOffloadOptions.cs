@@ -55,6 +55,14 @@ public sealed class PayloadOffloadOptions
     /// </summary>
     public bool DeleteAfterHandling { get; set; }
 
+    /// <summary>
+    /// Gets or sets whether a payload store only this process can read (<see cref="InMemoryPayloadStore"/>, the default
+    /// store) may serve a transport that delivers to other processes. Default <c>false</c>: the host does not start, since
+    /// every other consumer (and this one after a restart) would find nothing behind the pointer. Set it for a test whose
+    /// one process is its messages' only consumer.
+    /// </summary>
+    public bool AllowInProcessStore { get; set; }
+
     /// <summary>The problems of these options, for the startup check.</summary>
     internal IEnumerable<string> Problems()
     {

@@ -51,6 +51,8 @@ internal sealed partial class PayloadOffloadingTransport : IMessageTransport
 
     public bool IsReceiveCancellationSafe => _inner.IsReceiveCancellationSafe; // offloading adds nothing a cancelled receive could lose
 
+    public bool DeliversToOtherProcesses => _inner.DeliversToOtherProcesses;
+
     public async Task<string> SendAsync(SqsSendRequest request, CancellationToken cancellationToken = default)
     {
         (SqsSendRequest sent, PayloadLocation? stored) = await OffloadAsync(request, cancellationToken).ConfigureAwait(false);

@@ -53,6 +53,13 @@ public interface IMessageTransport
     bool IsReceiveCancellationSafe => false;
 
     /// <summary>
+    /// Gets whether the messages the transport sends can be received by other processes (SQS, SNS and EventBridge: yes;
+    /// the in-memory broker: no). The bus then refuses, at startup, a payload store only this process can read. By
+    /// default <c>false</c>: a transport of the application's own says so when it does.
+    /// </summary>
+    bool DeliversToOtherProcesses => false;
+
+    /// <summary>
     /// Gets whether the transport is done with a send request's body (<see cref="SqsSendRequest.Utf8Body"/>)
     /// when the call's task completes: it keeps no reference to that memory past the call (it sends the body within
     /// it, or copies what it keeps). When <c>true</c>, the bus writes bodies into pooled arrays and takes them back

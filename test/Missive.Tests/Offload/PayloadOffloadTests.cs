@@ -40,7 +40,7 @@ public sealed class PayloadOffloadTests
 
         string line = Assert.Single(logs.Entries, e => e.EventId == 2026).Text;
         Assert.Contains("the in-memory broker", line, StringComparison.Ordinal);
-        Assert.Contains("payloads over the threshold stored in the bucket 'large-docs'", line, StringComparison.Ordinal);
+        Assert.Contains("payloads over the threshold stored in this process's memory (InMemoryPayloadStore, bucket 'large-docs')", line, StringComparison.Ordinal);
     }
 
     [Theory]

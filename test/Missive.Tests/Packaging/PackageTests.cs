@@ -52,15 +52,16 @@ public sealed class PackageTests
 
             // Missive depends only on System.Text.Json (in the framework) and Microsoft.Extensions packages; Missive.Aws adds
             // Missive itself, AWSSDK.Core, AWSSDK.S3 (the payload store), AWSSDK.SQS (the SDK's SQS client, a choice),
-            // Microsoft.Extensions.Http and Polly.Core; Missive.HealthChecks Missive and the
+            // AWSSDK.Extensions.NETCore.Setup (the application's AWS options), Microsoft.Extensions.Http and Polly.Core;
+            // Missive.HealthChecks Missive and the
             // health-check abstractions' package.
             string[] dependencies = metadata.Descendants(ns + "dependency").Select(d => d.Attribute("id")!.Value).ToArray();
-            string[] allowed = project == "Missive" ? [] : ["Missive", "AWSSDK.Core", "AWSSDK.S3", "AWSSDK.SQS", "Polly.Core"];
+            string[] allowed = project == "Missive" ? [] : ["Missive", "AWSSDK.Core", "AWSSDK.S3", "AWSSDK.SQS", "AWSSDK.Extensions.NETCore.Setup", "Polly.Core"];
             Assert.NotEmpty(dependencies);
             Assert.All(dependencies, id => Assert.True(id.StartsWith("Microsoft.Extensions.", StringComparison.Ordinal) || allowed.Contains(id), id));
             if (project == "Missive.Aws")
             {
-                Assert.Equal(["AWSSDK.Core", "AWSSDK.S3", "AWSSDK.SQS", "Microsoft.Extensions.Http", "Missive", "Polly.Core"], dependencies.Order(StringComparer.Ordinal));
+                Assert.Equal(["AWSSDK.Core", "AWSSDK.Extensions.NETCore.Setup", "AWSSDK.S3", "AWSSDK.SQS", "Microsoft.Extensions.Http", "Missive", "Polly.Core"], dependencies.Order(StringComparer.Ordinal));
             }
 
             if (project == "Missive.HealthChecks")

@@ -255,15 +255,18 @@ public sealed partial class ReadmeTests
     {
         IConfiguration configuration = new ConfigurationBuilder().AddInMemoryCollection(new Dictionary<string, string?>
         {
-            ["Missive:Aws:Region"] = "eu-west-1",
+            ["AWS:Region"] = "eu-west-1", // the application's own AWS settings, where a host finds them
+            ["Missive:Aws:VerifyResourcesAtStartup"] = "true",
             ["Missive:Aws:TopicArns:orders"] = "arn:aws:sns:eu-west-1:123456789012:orders",
         }).Build();
-        IServiceCollection services = new ServiceCollection().AddOrdersBus(configuration);
+        IServiceCollection services = new ServiceCollection().AddSingleton(configuration).AddOrdersBus(configuration);
         services.Configure<AwsTransportOptions>(o => o.Credentials = new BasicAWSCredentials("AKIDEXAMPLE", "secret")); // none on a test machine
         using ServiceProvider provider = services.BuildServiceProvider();
 
-        Assert.IsType<AwsTransport>(provider.GetRequiredService<IMessageTransport>());
-        Assert.Equal("eu-west-1", provider.GetRequiredService<IOptions<AwsTransportOptions>>().Value.Region);
+        var transport = Assert.IsType<AwsTransport>(provider.GetRequiredService<IMessageTransport>());
+        Assert.Null(provider.GetRequiredService<IOptions<AwsTransportOptions>>().Value.Region);
+        Assert.Equal("eu-west-1", transport.Region); // from the "AWS" section
+        Assert.True(provider.GetRequiredService<IOptions<AwsTransportOptions>>().Value.VerifyResourcesAtStartup);
     }
 
     [Theory]

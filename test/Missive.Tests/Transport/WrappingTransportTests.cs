@@ -14,7 +14,7 @@ namespace Missive.Tests.Transport;
 public sealed class WrappingTransportTests
 {
     /// <summary>The capability members of <see cref="IMessageTransport"/>: a new one must be added here and to every wrapper.</summary>
-    private static readonly string[] Capabilities = [nameof(IMessageTransport.Description), nameof(IMessageTransport.IsDoneWithBodiesWhenCallsComplete), nameof(IMessageTransport.IsReceiveCancellationSafe)];
+    private static readonly string[] Capabilities = [nameof(IMessageTransport.Description), nameof(IMessageTransport.IsDoneWithBodiesWhenCallsComplete), nameof(IMessageTransport.IsReceiveCancellationSafe), nameof(IMessageTransport.DeliversToOtherProcesses)];
 
     public static TheoryData<string, bool> Wrappers()
     {
@@ -36,12 +36,13 @@ public sealed class WrappingTransportTests
     [MemberData(nameof(Wrappers))]
     public void AWrapper_ForwardsEveryCapability(string wrapper, bool value)
     {
-        var inner = new Capable { IsReceiveCancellationSafe = value, IsDoneWithBodiesWhenCallsComplete = value, Description = "inner transport " + value };
+        var inner = new Capable { IsReceiveCancellationSafe = value, IsDoneWithBodiesWhenCallsComplete = value, DeliversToOtherProcesses = value, Description = "inner transport " + value };
         using var coalescer = new PublishCoalescer(inner, TimeSpan.FromMilliseconds(5), TimeProvider.System);
         IMessageTransport outer = wrapper == "publish coalescer" ? coalescer : new PayloadOffloadingTransport(inner, new InMemoryPayloadStore(), new PayloadOffloadOptions(), NullLogger.Instance);
 
         Assert.Equal(value, outer.IsReceiveCancellationSafe);
         Assert.Equal(value, outer.IsDoneWithBodiesWhenCallsComplete);
+        Assert.Equal(value, outer.DeliversToOtherProcesses);
         Assert.StartsWith(inner.Description, outer.Description, StringComparison.Ordinal);
     }
 
@@ -50,6 +51,8 @@ public sealed class WrappingTransportTests
         public bool IsReceiveCancellationSafe { get; init; }
 
         public bool IsDoneWithBodiesWhenCallsComplete { get; init; }
+
+        public bool DeliversToOtherProcesses { get; init; }
 
         public string Description { get; init; } = string.Empty;
 

@@ -172,7 +172,7 @@ internal sealed class MessageDispatcher
         }
         else
         {
-            BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e.Reason, e.Position, e);
+            BusLog.EnvelopeUnreadable(_logger, message.MessageId, queue, receiveCount, e);
         }
 
         _telemetry.Processed(queue, null, null, e.Reason.ToString());

@@ -59,6 +59,9 @@ internal sealed class PublishCoalescer : IMessageTransport, IDisposable
     public bool IsReceiveCancellationSafe => _transport.IsReceiveCancellationSafe;
 
     /// <inheritdoc />
+    public bool DeliversToOtherProcesses => _transport.DeliversToOtherProcesses;
+
+    /// <inheritdoc />
     public string Description => _transport.Description + ", publishes coalesced";
 
     /// <inheritdoc />

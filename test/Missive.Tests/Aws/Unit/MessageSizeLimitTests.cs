@@ -41,6 +41,7 @@ public sealed class MessageSizeLimitTests
         Assert.True(results[0].Succeeded, results[0].ErrorMessage);
         Assert.Equal("EntryTooLarge", results[1].ErrorCode);
         Assert.Equal(BatchEntryOutcome.Refused, results[1].Outcome);
+        Assert.Contains($"the topic '{TopicArn}'", results[1].ErrorMessage, StringComparison.Ordinal); // as a single publish names it
         Assert.Single(handler.Requests);
     }
 

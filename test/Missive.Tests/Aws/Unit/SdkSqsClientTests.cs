@@ -35,6 +35,23 @@ public sealed class SdkSqsClientTests
     }
 
     [Fact]
+    public async Task AMissingQueue_OnTheSdkClient_NamesTheEndpointAndRegionTheClientUsed_AndWhatChoseThem()
+    {
+        var handler = new RecordingHandler().Then(HttpStatusCode.BadRequest, "{\"__type\":\"com.amazonaws.sqs#QueueDoesNotExist\",\"message\":\"The specified queue does not exist.\"}", ("x-amzn-RequestId", "req-404"));
+        var sdk = new AmazonSQSClient(AwsEmulator.Credentials, new AmazonSQSConfig { ServiceURL = "http://127.0.0.1:4566", AuthenticationRegion = "eu-west-1", MaxErrorRetry = 0, HttpClientFactory = new SdkHttpClients(handler) });
+        var options = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, SqsClient = sdk };
+        options.QueueUrls["orders"] = new Uri("http://127.0.0.1:4566/000000000000/orders");
+        using var transport = new AwsTransport(options);
+
+        var error = await Assert.ThrowsAsync<MessageTransportException>(() => transport.SendAsync(new SqsSendRequest { QueueName = "orders", Body = "b" }));
+
+        Assert.Contains("Endpoint http://127.0.0.1:4566, signing region eu-west-1", error.Message, StringComparison.Ordinal);
+        Assert.Contains("the application's IAmazonSQS: its ServiceURL, signing for its AuthenticationRegion", error.Message, StringComparison.Ordinal);
+        Assert.DoesNotContain("(the client's)", error.Message, StringComparison.Ordinal);
+        Assert.Contains("the SQS endpoint", transport.Description.Replace("http://127.0.0.1:4566, signing region eu-west-1", "the SQS endpoint", StringComparison.Ordinal), StringComparison.Ordinal); // the startup line names it too
+    }
+
+    [Fact]
     public async Task AThrottledCall_IsTransient_AfterTheSdksOwnRetries()
     {
         var handler = new RecordingHandler { Default = _ => RecordingHandler.Json(HttpStatusCode.BadRequest, "{\"__type\":\"com.amazonaws.sqs#ThrottlingException\",\"message\":\"slow down\"}", ("x-amzn-RequestId", "req-429")) };

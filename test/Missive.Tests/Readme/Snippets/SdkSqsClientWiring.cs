@@ -11,15 +11,13 @@ public static class SdkSqsClientWiring
 {
     public static void AddOrdersBusOnTheSdkClient(this HostApplicationBuilder builder)
     {
-        builder.Services.AddDefaultAWSOptions(builder.Configuration.GetAWSOptions()); // the "AWS" section: region, profile, ServiceURL
+        // The "AWS" section: Region, Profile, and for a local endpoint ServiceURL with AuthenticationRegion. The bus's
+        // SNS, EventBridge and S3 calls take the same settings.
+        builder.Services.AddDefaultAWSOptions(builder.Configuration.GetAWSOptions());
         builder.Services.AddAWSService<IAmazonSQS>();
         builder.Services.AddMessageBus(bus => bus
             .AddMessageType<OrderPlaced>("Orders.OrderPlaced")
             .AddSqsPublisher<OrderPlaced>("orders")
-            .UseAws(o =>
-            {
-                o.Region = "eu-west-1";
-                o.UseSdkSqsClient = true; // or "Missive:Aws:UseSdkSqsClient": true in configuration
-            }));
+            .UseAws(o => o.UseSdkSqsClient = true)); // or "Missive:Aws:UseSdkSqsClient": true in configuration
     }
 }

@@ -1,17 +1,28 @@
 using System;
 using System.Collections.Generic;
 
-namespace Missive.Aws;
+namespace Missive;
 
-/// <summary>The name a misspelt one most likely meant, for "did you mean" in configuration errors.</summary>
-internal static class NearestName
+/// <summary>
+/// The names of configuration, for the errors that say what a misspelt one meant: Missive's packages read their
+/// configuration sections by hand (no reflection, so trimming and native AOT keep working) and report every key they do
+/// not know, with the nearest setting.
+/// </summary>
+public static class ConfigurationNames
 {
     /// <summary>
     /// The candidate fewest edits away from <paramref name="name"/> (the first of equals), when it is at most
     /// <paramref name="maxDistance"/> edits away; else <c>null</c>.
     /// </summary>
-    public static string? Of(string name, IEnumerable<string> candidates, int maxDistance, bool ignoreCase)
+    /// <param name="name">The name as written. Must not be null.</param>
+    /// <param name="candidates">The names it may have meant. Must not be null.</param>
+    /// <param name="maxDistance">The most edits (insertions, deletions, substitutions) to accept.</param>
+    /// <param name="ignoreCase">Whether case is ignored (configuration keys are case-insensitive).</param>
+    /// <returns>The nearest candidate, or <c>null</c>.</returns>
+    public static string? Nearest(string name, IEnumerable<string> candidates, int maxDistance = int.MaxValue, bool ignoreCase = true)
     {
+        ArgumentNullException.ThrowIfNull(name);
+        ArgumentNullException.ThrowIfNull(candidates);
         string? best = null;
         int bestDistance = int.MaxValue;
         string key = ignoreCase ? name.ToUpperInvariant() : name;
