@@ -59,7 +59,9 @@ public static class InboxHost
                 });
             if (string.Equals(missive["Transport"], "Aws", StringComparison.OrdinalIgnoreCase))
             {
-                bus.UseAws(missive.GetSection("Aws")); // the queue exists: on AWS, or on the local endpoint started from local-aws.json
+                // The application's AWS settings (the AWS section, AWS_REGION, AWS_ENDPOINT_URL, the credential chain); the
+                // queue exists: on AWS, or on the local endpoint started from local-aws.json.
+                bus.UseAws();
             }
             else
             {

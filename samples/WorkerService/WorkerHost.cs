@@ -20,9 +20,10 @@ public static class WorkerHost
 {
     /// <param name="args">The command line (configuration keys as <c>--Missive:Transport=Aws</c>).</param>
     /// <param name="configure">More services before the bus (for example the application's own AWS SDK clients), or <c>null</c>.</param>
-    public static IHost Build(string[] args, Action<HostApplicationBuilder>? configure = null)
+    /// <param name="contentRoot">The folder that holds appsettings.json, or <c>null</c> for the program's own folder.</param>
+    public static IHost Build(string[] args, Action<HostApplicationBuilder>? configure = null, string? contentRoot = null)
     {
-        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = AppContext.BaseDirectory });
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder(new HostApplicationBuilderSettings { Args = args, ContentRootPath = contentRoot ?? AppContext.BaseDirectory });
         configure?.Invoke(builder);
         IConfigurationSection missive = builder.Configuration.GetSection("Missive");
         string topic = missive["Topic"] ?? "orders";

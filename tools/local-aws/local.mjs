@@ -94,7 +94,11 @@ for (const line of lines) console.log(line);
 console.log(verifySignatures
   ? `Every request's SigV4 signature is checked: sign with AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey}`
   : "Signatures are not checked: any credentials will do.");
-console.log("Point the application at it with Missive:Aws:ServiceUrl (or AWS_ENDPOINT_URL). Ctrl+C stops it.");
+console.log("Point the application at it with these variables, in the shell that runs it:");
+console.log(`  AWS_ENDPOINT_URL=${emulator.proxy} AWS_REGION=${region}${verifySignatures ? ` AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey}` : ""}`);
+console.log("(or the AWS section's ServiceURL and Region in its configuration). The AWS CLI, with the same credentials:");
+console.log(`  aws --endpoint-url ${emulator.proxy} --region ${region} sqs list-queues`);
+console.log("Ctrl+C stops it.");
 console.log(`ready: ${emulator.proxy}`);
 
 const stop = async () => { await emulator.close(); process.exit(0); };

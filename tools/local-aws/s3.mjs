@@ -55,10 +55,14 @@ async function verify(req, body) {
     if (req.headers[name] === undefined) return `signed header ${name} is missing`;
     headers[name] = req.headers[name];
   }
+  // The query string is signed too (ListObjectsV2's list-type and prefix, a multipart upload's uploadId, ...); a key
+  // given twice keeps every value, as the canonical request lists them.
+  const query = {};
+  for (const [k, v] of url.searchParams) query[k] = k in query ? [].concat(query[k], v) : v;
   const signer = new SignatureV4({ credentials: { ...credentials, sessionToken: req.headers["x-amz-security-token"] }, region, service: "s3", sha256: Sha256, uriEscapePath: false, applyChecksum: false });
   const date = new Date(`${amzDate.slice(0, 4)}-${amzDate.slice(4, 6)}-${amzDate.slice(6, 8)}T${amzDate.slice(9, 11)}:${amzDate.slice(11, 13)}:${amzDate.slice(13, 15)}Z`);
   const signed = await signer.sign(
-    { method: req.method, protocol: "http:", hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query: {}, headers, body },
+    { method: req.method, protocol: "http:", hostname: url.hostname, port: url.port ? Number(url.port) : undefined, path: url.pathname, query, headers, body },
     { signingDate: date, unsignableHeaders: new Set(), signableHeaders: new Set(Object.keys(headers)) });
   const expected = /Signature=([0-9a-f]{64})/.exec(signed.headers["authorization"])[1];
   if (expected !== signature) return `signature mismatch (expected ${expected}, got ${signature})`;
@@ -119,7 +123,12 @@ try {
   await s3.close();
   process.exit(1);
 }
-console.log(`ready: http://127.0.0.1:${proxy.address().port}`);
+const endpoint = `http://127.0.0.1:${proxy.address().port}`;
+console.log(`Local S3 on ${endpoint}, with the bucket${buckets.length > 1 ? "s" : ""} ${buckets.join(", ")} (path-style addressing).`);
+console.log(`Every request's SigV4 signature is checked: sign with AWS_ACCESS_KEY_ID=${credentials.accessKeyId} AWS_SECRET_ACCESS_KEY=${credentials.secretAccessKey}`);
+console.log(`Point the payload store at it with AWS_ENDPOINT_URL_S3=${endpoint}, or the store's ServiceUrl; the AWS CLI with`);
+console.log(`  aws --endpoint-url ${endpoint} s3 ls s3://${buckets[0]}`);
+console.log(`ready: ${endpoint}`);
 
 const stop = async () => { proxy.close(); await s3.close(); process.exit(0); };
 if (!args.includes("--stay")) {

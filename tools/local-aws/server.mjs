@@ -158,9 +158,50 @@ export async function startEmulator({ port = 0, verifySignatures = true, region 
     sendJson(res, 404, { error: "unknown control path" });
   }
 
+  // fauxqs names a queue URL after its own address (http://sqs.<region>.localhost:<its port>/<account>/<name>); AWS names
+  // it after the endpoint the client called. Answers that carry queue URLs are rewritten to the proxy's address as the
+  // client used it, and a request's QueueUrl back to fauxqs's form (the region the request is signed for, as fauxqs
+  // itself reads it), so that every URL a client sees names the port it chose and works when given back.
+  const fauxqsQueueUrl = new RegExp(`http://(?:sqs\\.[a-z0-9-]+\\.localhost|127\\.0\\.0\\.1|localhost):${fauxqsPort}/`, "g");
+  const QUEUE_URL_ANSWERS = new Set(["CreateQueue", "GetQueueUrl", "ListQueues", "ListDeadLetterSourceQueues"]);
+
+  function toClientUrls(operation, upstream, clientHost) {
+    if (!QUEUE_URL_ANSWERS.has(operation) || !clientHost) return;
+    upstream.body = Buffer.from(upstream.body.toString("utf8").replace(fauxqsQueueUrl, `http://${clientHost}/`), "utf8");
+    delete upstream.headers["content-length"];
+  }
+
+  function toFauxqsUrl(url, req) {
+    const clientPrefix = `http://${req.headers.host}/`;
+    if (typeof url !== "string" || !url.startsWith(clientPrefix)) return url;
+    const signedFor = /Credential=[^/]+\/\d{8}\/([^/]+)\//.exec(req.headers["authorization"] ?? "");
+    return `http://sqs.${signedFor ? signedFor[1] : region}.localhost:${fauxqsPort}/${url.substring(clientPrefix.length)}`;
+  }
+
+  /** The request body with its QueueUrl (JSON or form) in fauxqs's form; the body itself when it names none. */
+  function toFauxqsRequest(req, body) {
+    const text = body.toString("utf8");
+    if (!text.includes("QueueUrl")) return body;
+    try {
+      if (req.headers["x-amz-target"]) {
+        const request = JSON.parse(text);
+        if (typeof request.QueueUrl !== "string") return body;
+        request.QueueUrl = toFauxqsUrl(request.QueueUrl, req);
+        return Buffer.from(JSON.stringify(request), "utf8");
+      }
+      const form = new URLSearchParams(text);
+      if (!form.has("QueueUrl")) return body;
+      form.set("QueueUrl", toFauxqsUrl(form.get("QueueUrl"), req));
+      return Buffer.from(form.toString(), "utf8");
+    } catch {
+      return body;
+    }
+  }
+
   function forward(req, res, body) {
     return new Promise((resolve) => {
-      const headers = { ...req.headers, host: `127.0.0.1:${fauxqsPort}` };
+      const headers = { ...req.headers, host: `127.0.0.1:${fauxqsPort}`, "content-length": String(body.length) };
+      delete headers["transfer-encoding"];
       const upstream = http.request({ host: "127.0.0.1", port: fauxqsPort, method: req.method, path: req.url, headers }, (response) => {
         const chunks = [];
         response.on("data", (c) => chunks.push(c));
@@ -215,8 +256,9 @@ export async function startEmulator({ port = 0, verifySignatures = true, region 
       return sendJson(res, 200, response, { "x-amzn-requestid": "eventbridge-capture" });
     }
 
-    const upstream = await forward(req, res, body);
+    const upstream = await forward(req, res, toFauxqsRequest(req, body));
     state.stats.forwarded++;
+    toClientUrls(operation, upstream, req.headers.host);
     if (upstream.status === 200) {
       for (const sent of sentBodies(operation, body)) state.sent[sent] = (state.sent[sent] ?? 0) + 1;
     }

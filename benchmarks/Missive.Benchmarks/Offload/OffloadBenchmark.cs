@@ -111,7 +111,13 @@ public static class OffloadBenchmark
         start.ArgumentList.Add("--port");
         start.ArgumentList.Add("0");
         Process process = Process.Start(start)!;
-        string line = process.StandardOutput.ReadLine() ?? throw new InvalidOperationException("s3.mjs did not start");
+        string line;
+        do
+        {
+            line = process.StandardOutput.ReadLine() ?? throw new InvalidOperationException("s3.mjs did not start");
+        }
+        while (!line.StartsWith("ready: ", StringComparison.Ordinal));
+
         return (process, new Uri(line["ready: ".Length..]));
     }
 

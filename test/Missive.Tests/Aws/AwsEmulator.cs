@@ -198,7 +198,8 @@ public sealed class AwsEmulator : IAsyncDisposable
         }
 
         using JsonDocument answer = await FauxqsJsonAsync("CreateQueue", new JsonObject { ["QueueName"] = name, ["Attributes"] = attributeObject }.ToJsonString()).ConfigureAwait(false);
-        return answer.RootElement.GetProperty("QueueUrl").GetString()!;
+        // The URL as a client of the proxy sees it (the proxy names queue URLs after its own address, as AWS does).
+        return new Uri(Proxy, new Uri(answer.RootElement.GetProperty("QueueUrl").GetString()!).AbsolutePath).AbsoluteUri;
     }
 
     public static string QueueArn(string name) => $"arn:aws:sqs:{Region}:{AccountId}:{name}";

@@ -51,6 +51,31 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
     }
 
     [EmulatorFact]
+    public async Task TheLocalS3_ChecksSignaturesOverTheQueryString_AsTheOfficialClientSignsThem_AndPrintsItsBucketAndKeys()
+    {
+        // The official S3 client's listing carries its parameters in the query string (list-type=2, prefix); AWS signs
+        // the query too, so the local endpoint must recompute it with them or refuse every listing the CLI makes.
+        using S3PayloadStore store = s3.Store();
+        PayloadLocation location = await store.PutAsync("{}"u8.ToArray());
+        var config = new Amazon.S3.AmazonS3Config { ServiceURL = s3.Endpoint.AbsoluteUri, ForcePathStyle = true, AuthenticationRegion = "eu-west-1", MaxErrorRetry = 0 };
+        using var client = new Amazon.S3.AmazonS3Client(AwsEmulator.Credentials, config);
+        int rejectedBefore = await s3.RejectedAsync();
+
+        Amazon.S3.Model.ListObjectsV2Response listed = await client.ListObjectsV2Async(new Amazon.S3.Model.ListObjectsV2Request { BucketName = "missive-payloads", Prefix = location.Key[..8], MaxKeys = 5 });
+        using var wrong = new Amazon.S3.AmazonS3Client(new Amazon.Runtime.BasicAWSCredentials(AwsEmulator.Credentials.GetCredentials().AccessKey, "not-the-secret"), config);
+        var refused = await Assert.ThrowsAsync<Amazon.S3.AmazonS3Exception>(() => wrong.ListObjectsV2Async(new Amazon.S3.Model.ListObjectsV2Request { BucketName = "missive-payloads", Prefix = "x" }));
+        await store.DeleteAsync(location);
+
+        Assert.Contains(listed.S3Objects, o => o.Key == location.Key);
+        Assert.Equal(rejectedBefore + 1, await s3.RejectedAsync()); // the listing passed, the wrongly signed one did not
+        Assert.Equal("SignatureDoesNotMatch", refused.ErrorCode);
+        Assert.Contains("with the bucket missive-payloads", s3.Printed, StringComparison.Ordinal);
+        var keys = AwsEmulator.Credentials.GetCredentials();
+        Assert.Contains($"AWS_ACCESS_KEY_ID={keys.AccessKey} AWS_SECRET_ACCESS_KEY={keys.SecretKey}", s3.Printed, StringComparison.Ordinal);
+        Assert.Contains($"AWS_ENDPOINT_URL_S3={s3.Endpoint.AbsoluteUri.TrimEnd('/')}", s3.Printed, StringComparison.Ordinal);
+    }
+
+    [EmulatorFact]
     public async Task ARequestSignedWithTheWrongSecret_IsRefused_SoTheCheckAboveMeansSomething()
     {
         var transport = new AwsTransportOptions { Region = "eu-west-1", Credentials = new Amazon.Runtime.BasicAWSCredentials(AwsEmulator.Credentials.GetCredentials().AccessKey, "not-the-secret"), MaxAttempts = 1 };
@@ -247,6 +272,9 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
 
         public Uri Endpoint { get; private set; } = null!;
 
+        /// <summary>What s3.mjs printed, up to and including its <c>ready:</c> line.</summary>
+        public string Printed { get; private set; } = string.Empty;
+
         public S3PayloadStore Store(Action<AwsTransportOptions>? configure = null)
         {
             var transport = new AwsTransportOptions { Region = "eu-west-1", Credentials = AwsEmulator.Credentials, MaxAttempts = 2 };
@@ -288,8 +316,16 @@ public sealed class S3PayloadStoreTests(S3PayloadStoreTests.S3Emulator s3, AwsEm
 
             _process = Process.Start(start) ?? throw new InvalidOperationException("node did not start.");
             using var timeout = new CancellationTokenSource(TimeSpan.FromSeconds(30));
-            string line = await _process.StandardOutput.ReadLineAsync(timeout.Token) ?? throw new InvalidOperationException("s3.mjs ended: " + await _process.StandardError.ReadToEndAsync());
-            Endpoint = new Uri(line["ready: ".Length..]);
+            while (true)
+            {
+                string line = await _process.StandardOutput.ReadLineAsync(timeout.Token) ?? throw new InvalidOperationException("s3.mjs ended: " + await _process.StandardError.ReadToEndAsync());
+                Printed += line + "\n";
+                if (line.StartsWith("ready: ", StringComparison.Ordinal))
+                {
+                    Endpoint = new Uri(line["ready: ".Length..]);
+                    return;
+                }
+            }
         }
 
         public async Task DisposeAsync()

@@ -1,4 +1,5 @@
 using System;
+using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Configuration;
@@ -34,8 +35,6 @@ public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
         string[] args =
         [
             "--Missive:Transport=Aws",
-            $"--Missive:Aws:ServiceUrl={emulator.Proxy}",
-            $"--Missive:Aws:Region={AwsEmulator.Region}",
             $"--Missive:Aws:TopicArns:orders={topicArn}",
             $"--Missive:Aws:UseSdkSqsClient={applicationsSqsClient}",
             $"--AWS:ServiceURL={emulator.Proxy}",
@@ -51,7 +50,7 @@ public sealed class WorkerServiceOnAwsTests(AwsEmulatorFixture fixture)
                 builder.Services.AddDefaultAWSOptions(builder.Configuration.GetAWSOptions());
                 builder.Services.AddAWSService<Amazon.SQS.IAmazonSQS>();
             }
-        });
+        }, contentRoot: Path.Combine(RepositoryPaths.Root, "samples", "WorkerService")); // its appsettings.json: the AWS section's Region
         OrderStatistics statistics = host.Services.GetRequiredService<OrderStatistics>();
 
         await host.StartAsync();

@@ -3,6 +3,7 @@ using System.Diagnostics;
 using System.IO;
 using System.IO.Compression;
 using System.Linq;
+using System.Text.RegularExpressions;
 using System.Xml.Linq;
 using Missive.Tests.Infrastructure;
 
@@ -76,5 +77,57 @@ public sealed class PackageTests
                 Directory.Delete(output, recursive: true);
             }
         }
+    }
+
+    [Fact]
+    public void TheReadmesLocalFeed_RestoresThePackage_AndLeavesTheUserWideNuGetConfigAlone()
+    {
+        // The README's second way to install, as written: its commands, run in order from a new console app next to the
+        // clone ("../missive"), must restore Missive from the local feed and write the feed into the app's nuget.config
+        // only: a user-wide source would follow the user into every other restore on the machine.
+        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, "README.md")).ReplaceLineEndings("\n");
+        Match section = Regex.Match(readme, "or pack them into a local feed[^\n]*\n[^\n]*\n\n((?:    [^\n]+\n)+)");
+        Assert.True(section.Success, "the README's local-feed commands were not found");
+        string[] commands = section.Groups[1].Value.Split('\n', StringSplitOptions.RemoveEmptyEntries).Select(c => c.Trim()).ToArray();
+        string userConfig = OperatingSystem.IsWindows()
+            ? Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.ApplicationData), "NuGet", "NuGet.Config")
+            : Path.Combine(Environment.GetFolderPath(Environment.SpecialFolder.UserProfile), ".nuget", "NuGet", "NuGet.Config");
+        byte[]? before = File.Exists(userConfig) ? File.ReadAllBytes(userConfig) : null;
+        string root = Path.Combine(Path.GetTempPath(), "missive-install-" + Guid.NewGuid().ToString("N"));
+        Directory.CreateDirectory(root);
+        try
+        {
+            Directory.CreateSymbolicLink(Path.Combine(root, "missive"), RepositoryPaths.Root);
+            Run(root, "dotnet new console -o Orders");
+            string app = Path.Combine(root, "Orders");
+            foreach (string command in commands)
+            {
+                Run(app, command);
+            }
+
+            byte[]? after = File.Exists(userConfig) ? File.ReadAllBytes(userConfig) : null;
+            Assert.True(before is null ? after is null : after is not null && before.AsSpan().SequenceEqual(after), $"the README's commands changed {userConfig}");
+            Assert.Contains("missive-local", File.ReadAllText(Path.Combine(app, "nuget.config")), StringComparison.Ordinal);
+            Assert.Contains("\"Missive/0.1.0\"", File.ReadAllText(Path.Combine(app, "obj", "project.assets.json")), StringComparison.Ordinal);
+        }
+        finally
+        {
+            Directory.Delete(root, recursive: true);
+        }
+    }
+
+    private static void Run(string directory, string command)
+    {
+        string[] words = command.Split(' ', StringSplitOptions.RemoveEmptyEntries);
+        var start = new ProcessStartInfo(words[0]) { WorkingDirectory = directory, RedirectStandardOutput = true, RedirectStandardError = true };
+        foreach (string word in words.Skip(1))
+        {
+            start.ArgumentList.Add(word);
+        }
+
+        using Process process = Process.Start(start)!;
+        string log = process.StandardOutput.ReadToEnd() + process.StandardError.ReadToEnd();
+        Assert.True(process.WaitForExit(TimeSpan.FromMinutes(3)), $"{command} did not end in 3 minutes");
+        Assert.True(process.ExitCode == 0, $"{command} failed:\n{log}");
     }
 }

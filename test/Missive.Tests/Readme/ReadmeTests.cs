@@ -18,44 +18,29 @@ using Missive.Transport;
 namespace Missive.Tests.Readme;
 
 /// <summary>
-/// Every C# block in README.md is a file of Readme/Snippets or the Lambda sample (or part of one) with its using lines,
-/// so every block compiles as pasted; these tests also run them.
+/// The README and the docs: their links, commands and numbers; the snippets their C# blocks show (CSharpBlockTests
+/// compiles them) are run here.
 /// </summary>
 public sealed partial class ReadmeTests
 {
-    /// <summary>README.md, the package's README, and every page of docs/.</summary>
+    /// <summary>README.md, every package's README, and every page of docs/.</summary>
     public static TheoryData<string> Pages()
     {
-        var pages = new TheoryData<string> { "README.md", "src/Missive/README.md" };
+        var pages = new TheoryData<string> { "README.md" };
+        foreach (string package in Directory.GetDirectories(Path.Combine(RepositoryPaths.Root, "src")).Order(StringComparer.Ordinal))
+        {
+            if (File.Exists(Path.Combine(package, "README.md")))
+            {
+                pages.Add($"src/{Path.GetFileName(package)}/README.md");
+            }
+        }
+
         foreach (string page in Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "docs"), "*.md").Order(StringComparer.Ordinal))
         {
             pages.Add("docs/" + Path.GetFileName(page));
         }
 
         return pages;
-    }
-
-    [Theory]
-    [MemberData(nameof(Pages))]
-    public void EveryCSharpBlockInTheReadme_IsCompiledCodeFromASnippetFile_WithItsUsings(string path)
-    {
-        string readme = File.ReadAllText(Path.Combine(RepositoryPaths.Root, path));
-        string[][] files = Directory.GetFiles(Path.Combine(RepositoryPaths.Root, "test", "Missive.Tests", "Readme", "Snippets"), "*.cs")
-            .Append(Path.Combine(RepositoryPaths.Root, "samples", "LambdaSqs", "OrdersFunction.cs")) // the Lambda sample, shown whole
-            .Select(f => Lines(File.ReadAllText(f)).Where(l => !l.StartsWith("namespace ", StringComparison.Ordinal)).ToArray())
-            .ToArray();
-        MatchCollection blocks = CSharpBlock().Matches(readme.ReplaceLineEndings("\n"));
-
-        foreach (Match block in blocks)
-        {
-            string[] lines = Lines(block.Groups[1].Value);
-            string[] usings = lines.TakeWhile(IsUsing).ToArray();
-            string[] code = lines.Skip(usings.Length).ToArray();
-            Assert.True(usings.Length > 0, "This README block has no using lines, so it cannot be pasted as it is:\n" + block.Groups[1].Value);
-            Assert.True(
-                files.Any(file => usings.All(u => file.TakeWhile(IsUsing).Contains(u)) && ContainsInOrder(file, code)),
-                "This README block is not in a file of Readme/Snippets with those usings (so it may not compile):\n" + block.Groups[1].Value);
-        }
     }
 
     [Fact]
@@ -348,29 +333,8 @@ public sealed partial class ReadmeTests
         Assert.DoesNotContain("](src/", readme, StringComparison.Ordinal);
     }
 
-    private static bool IsUsing(string line) => line.StartsWith("using ", StringComparison.Ordinal) && line.EndsWith(';') && !line.Contains('=', StringComparison.Ordinal);
-
-    private static string[] Lines(string text)
-        => text.Split('\n').Select(l => l.Trim()).Where(l => l.Length > 0).ToArray();
-
-    private static bool ContainsInOrder(string[] source, string[] lines)
-    {
-        for (int start = 0; start + lines.Length <= source.Length; start++)
-        {
-            if (source.Skip(start).Take(lines.Length).SequenceEqual(lines))
-            {
-                return true;
-            }
-        }
-
-        return false;
-    }
-
     [GeneratedRegex(@"\]\(([^)\s]+)\)")]
     private static partial Regex MarkdownLink();
-
-    [GeneratedRegex("```csharp\\n(.*?)```", RegexOptions.Singleline)]
-    private static partial Regex CSharpBlock();
 
     [GeneratedRegex("```.*?```", RegexOptions.Singleline)]
     private static partial Regex FencedBlock();

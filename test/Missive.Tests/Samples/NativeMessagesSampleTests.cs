@@ -41,8 +41,8 @@ public sealed class NativeMessagesSampleTests(AwsEmulatorFixture fixture)
             "--Missive:Transport=Aws",
             $"--Missive:Queue={queue}",
             "--Missive:Source=urn:missive:native-messages",
-            $"--Missive:Aws:ServiceUrl={emulator.Proxy}",
-            $"--Missive:Aws:Region={AwsEmulator.Region}",
+            $"--AWS:ServiceURL={emulator.Proxy}", // the application's own AWS section: Missive has none of its own here
+            $"--AWS:Region={AwsEmulator.Region}",
             "--Missive:Poller:WaitTime=00:00:01",
             "--Logging:LogLevel:Default=Warning",
         ]);

@@ -1,10 +1,12 @@
 using System;
+using System.IO;
 using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Missive.InMemory;
 using Missive.Samples.WorkerService;
+using Missive.Tests.Infrastructure;
 
 namespace Missive.Tests.Samples;
 
@@ -13,7 +15,7 @@ public sealed class WorkerServiceSampleTests
     [Fact]
     public async Task WorkerHost_RunsForABoundedTime_AndHandlesWhatItPublishes()
     {
-        using IHost host = WorkerHost.Build(["--Worker:PublishInterval=00:00:00.020", "--Logging:LogLevel:Default=Warning"]);
+        using IHost host = WorkerHost.Build(["--Worker:PublishInterval=00:00:00.020", "--Logging:LogLevel:Default=Warning"], contentRoot: Path.Combine(RepositoryPaths.Root, "samples", "WorkerService"));
         OrderStatistics statistics = host.Services.GetRequiredService<OrderStatistics>();
 
         await host.StartAsync();

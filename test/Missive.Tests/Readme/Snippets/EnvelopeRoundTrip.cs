@@ -1,3 +1,4 @@
+// With Orders.cs of the README's quick start.
 using System;
 using System.Buffers;
 using System.Collections.Generic;

@@ -1,3 +1,4 @@
+// With Orders.cs of the README's quick start.
 using System.Collections.Generic;
 using System.Text.Json.Serialization;
 using System.Threading;
@@ -10,7 +11,7 @@ using Missive.Transport;
 
 namespace Missive.Tests.Readme;
 
-/// <summary>docs/native-messages.md's snippets: S3 notifications, an AWS service's EventBridge event and Missive's own orders on one queue.</summary>
+/// <summary>One queue, three kinds of message: S3's notifications, EC2's events through EventBridge and the application's orders.</summary>
 public static class NativeMessages
 {
     public static void AddUploadsBus(this HostApplicationBuilder builder)

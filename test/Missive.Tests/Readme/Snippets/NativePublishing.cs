@@ -1,3 +1,4 @@
+// With Orders.cs of the README's quick start.
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Missive;
