@@ -40,23 +40,58 @@ namespace Missive.Benchmarks.Pump;
 /// </remarks>
 public static class PumpBenchmark
 {
-    private static readonly TimeSpan Warmup = TimeSpan.FromSeconds(1);
+    private static readonly TimeSpan Warmup = TimeSpan.FromSeconds(0.3);
+
+    private static readonly TimeSpan WarmUpWindow = TimeSpan.FromSeconds(0.5);
+
+    /// <summary>The pump's configurations: <c>MaxConcurrency</c>, and whether SQS goes through AWSSDK.SQS's client.</summary>
+    private static readonly (int Concurrency, bool Sdk)[] Configurations = [(10, false), (64, false), (10, true), (64, true)];
 
     public static void Run(string[] args)
     {
-        TimeSpan window = TimeSpan.FromSeconds(args.Contains("--short") ? 1.5 : 3);
-        int rounds = args.Contains("--short") ? 2 : 3;
-        Console.WriteLine($"Pump: {rounds} alternating windows of {window.TotalSeconds:0.#} s each (after {Warmup.TotalSeconds:0} s of warm-up); medians. {Environment.ProcessorCount} cores, {Environment.Version}.");
+        int one = Array.IndexOf(args, "--one");
+        if (one >= 0)
+        {
+            // For a profiler: one configuration for a long window, "--one loop|builtin|sdk <lines> <seconds>".
+            string which = args[one + 1];
+            List<string> oneBodies = Bodies(int.Parse(args[one + 2], CultureInfo.InvariantCulture));
+            var span = TimeSpan.FromSeconds(int.Parse(args[one + 3], CultureInfo.InvariantCulture));
+            Window w = which == "loop" ? RunLoop(oneBodies, 0, span).GetAwaiter().GetResult() : RunPump(oneBodies, 0, 10, which == "sdk", span).GetAwaiter().GetResult();
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F2} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg"));
+            return;
+        }
+
+        // Many short windows, the configurations in turn: the shared machine's speed drifts over seconds, so a ratio is
+        // taken within each round (a pump's window against the loop's window of that round) and its median reported,
+        // with the spread of the middle half of the rounds.
+        TimeSpan window = TimeSpan.FromSeconds(args.Contains("--short") ? 0.5 : 1);
+        int rounds = args.Contains("--short") ? 7 : 15;
+        // One unmeasured run of every configuration first: the JIT's tiering (whose thread's CPU is the process's) is then
+        // done before any window is measured, so that no configuration pays for compiling the code the others share.
+        foreach (int lines in new[] { 1, 10 })
+        {
+            List<string> warmBodies = Bodies(lines);
+            foreach (int handlerMs in new[] { 0, 5 })
+            {
+                RunLoop(warmBodies, handlerMs, WarmUpWindow).GetAwaiter().GetResult();
+                foreach ((int concurrency, bool sdk) in Configurations)
+                {
+                    RunPump(warmBodies, handlerMs, concurrency, sdk, WarmUpWindow).GetAwaiter().GetResult();
+                }
+            }
+        }
+
+        Console.WriteLine($"Pump: one unmeasured run of each configuration, then {rounds} rounds of one window each of {window.TotalSeconds:0.#} s (after {Warmup.TotalSeconds:0.#} s of warm-up); medians, ratios per round. {Environment.ProcessorCount} cores, {Environment.Version}.");
         Console.WriteLine();
-        Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | Missive / loop (CPU) |");
-        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|");
+        Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | Missive / loop (CPU): median | middle half of the rounds |");
+        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (int lines in new[] { 1, 10 })
         {
             List<string> bodies = Bodies(lines);
             foreach (int handlerMs in new[] { 0, 5 })
             {
                 var loopRuns = new List<Window>();
-                var pumpRuns = new Dictionary<(int Concurrency, bool Sdk), List<Window>> { [(10, false)] = [], [(64, false)] = [], [(10, true)] = [], [(64, true)] = [] };
+                var pumpRuns = Configurations.ToDictionary(c => c, _ => new List<Window>());
                 for (int round = 0; round < rounds; round++)
                 {
                     loopRuns.Add(RunLoop(bodies, handlerMs, window).GetAwaiter().GetResult());
@@ -66,19 +101,19 @@ public static class PumpBenchmark
                     }
                 }
 
-                Window loop = Window.Median(loopRuns);
-                Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", loop, null);
+                Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", Window.Median(loopRuns), null);
                 foreach (((int concurrency, bool sdk), List<Window> runs) in pumpRuns)
                 {
-                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), sdk ? "Missive on AWSSDK.SQS" : "Missive (built-in client)", Window.Median(runs), loop);
+                    double[] ratios = runs.Select((w, i) => w.PerCpuSecond / loopRuns[i].PerCpuSecond).Order().ToArray();
+                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), sdk ? "Missive on AWSSDK.SQS" : "Missive (built-in client)", Window.Median(runs), ratios);
                 }
             }
         }
     }
 
-    private static void Print(int lines, int handlerMs, string concurrency, string client, Window w, Window? loop)
+    private static void Print(int lines, int handlerMs, string concurrency, string client, Window w, double[]? ratios)
         => Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"| {lines} | {(handlerMs == 0 ? "returns at once" : $"{handlerMs} ms")} | {concurrency} | {client} | {w.PerCpuSecond:N0} | {w.PerWallSecond:N0} | {w.BytesPerMessage:N0} | {w.PerReceive:F2} | {w.PerDelete:F2} | {w.RequestsPerMessage:F3} | {(loop is null ? "" : (w.PerCpuSecond / loop.PerCpuSecond).ToString("F2", CultureInfo.InvariantCulture))} |"));
+            $"| {lines} | {(handlerMs == 0 ? "returns at once" : $"{handlerMs} ms")} | {concurrency} | {client} | {w.PerCpuSecond:N0} | {w.PerWallSecond:N0} | {w.BytesPerMessage:N0} | {w.PerReceive:F2} | {w.PerDelete:F2} | {w.RequestsPerMessage:F3} | {(ratios is null ? "" : ratios[ratios.Length / 2].ToString("F2", CultureInfo.InvariantCulture))} | {(ratios is null ? "" : $"{ratios[ratios.Length / 4]:F2} to {ratios[(3 * ratios.Length) / 4]:F2}")} |"));
 
     /// <summary>Envelopes of an order of <paramref name="lines"/> lines, as the fast serializer writes them to an SQS body.</summary>
     private static List<string> Bodies(int lines)
@@ -216,7 +251,7 @@ public static class PumpBenchmark
         public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope, CancellationToken cancellationToken) => counter.HandleAsync(envelope);
     }
 
-    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable)
+    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable, long WorkItems, long Contentions)
     {
         public static Snapshot Take(FakeSqsEndpoint endpoint, Counter counter) => new(
             Process.GetCurrentProcess().TotalProcessorTime,
@@ -227,7 +262,9 @@ public static class PumpBenchmark
             endpoint.Received,
             endpoint.DeleteCalls,
             endpoint.Deleted,
-            endpoint.BillableRequests);
+            endpoint.BillableRequests,
+            ThreadPool.CompletedWorkItemCount,
+            Monitor.LockContentionCount);
     }
 
     private sealed class Window(Snapshot start, Snapshot end)
@@ -245,6 +282,11 @@ public static class PumpBenchmark
         public double PerDelete => (double)(end.Deleted - start.Deleted) / Math.Max(1, end.DeleteCalls - start.DeleteCalls);
 
         public double RequestsPerMessage => (end.Billable - start.Billable) / _handled;
+
+        /// <summary>Thread-pool work items run per message: each is a hop that may wake a thread (and let it spin).</summary>
+        public double WorkItemsPerMessage => (end.WorkItems - start.WorkItems) / _handled;
+
+        public double ContentionsPerMessage => (end.Contentions - start.Contentions) / _handled;
 
         /// <summary>The window whose CPU throughput is the median of the runs (its other figures come with it).</summary>
         public static Window Median(List<Window> runs) => runs.OrderBy(r => r.PerCpuSecond).ElementAt(runs.Count / 2);

@@ -61,21 +61,27 @@ internal sealed partial class Batcher<TKey, TEntry>
             return;
         }
 
+        // A loop, not RemoveAll with a lambda: the lambda's captures would be allocated on every call, with nothing delayed too.
         List<TEntry>? due = null;
-        delayed.RemoveAll(d =>
+        int kept = 0;
+        for (int i = 0; i < delayed.Count; i++)
         {
-            if (_completed || d.Due <= now)
+            if (_completed || delayed[i].Due <= now)
             {
-                (due ??= []).Add(d.Entry);
-                return true;
+                (due ??= []).Add(delayed[i].Entry);
             }
+            else
+            {
+                delayed[kept++] = delayed[i];
+            }
+        }
 
-            return false;
-        });
         if (due is null)
         {
             return;
         }
+
+        delayed.RemoveRange(kept, delayed.Count - kept);
 
         _waiting -= due.Count; // counted again as they are put in
         foreach (TEntry entry in due)

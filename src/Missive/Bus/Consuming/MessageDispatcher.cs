@@ -108,8 +108,9 @@ internal sealed class MessageDispatcher
         HandleOutcome outcome;
         try
         {
-            AsyncServiceScope scope = _scopes.CreateAsyncScope();
-            await using (scope.ConfigureAwait(false))
+            // The scope itself, disposed as AsyncServiceScope disposes it, without boxing that struct for each message.
+            IServiceScope scope = _scopes.CreateScope();
+            try
             {
                 var context = new HandleContext(envelope, message, queue, scope.ServiceProvider, stopping);
                 await Pipeline(scope.ServiceProvider, handler)(context).ConfigureAwait(false);
@@ -117,6 +118,17 @@ internal sealed class MessageDispatcher
                 if (!Enum.IsDefined(outcome))
                 {
                     throw new PipelineException($"The handling decided an outcome of {(int)outcome}, which is not a HandleOutcome.");
+                }
+            }
+            finally
+            {
+                if (scope is IAsyncDisposable asynchronous)
+                {
+                    await asynchronous.DisposeAsync().ConfigureAwait(false);
+                }
+                else
+                {
+                    scope.Dispose();
                 }
             }
         }
