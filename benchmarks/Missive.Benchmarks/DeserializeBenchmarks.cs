@@ -31,6 +31,8 @@ public class DeserializeBenchmarks
     private SqsMessage _nativeTyped = null!;
     private SqsMessage _nativeEventBridge = null!;
     private NativeMessageRules _rules = null!;
+    private SqsMessage _massTransit = null!;
+    private NativeMessageRules _massTransitRules = null!;
     private byte[] _payload = null!;
 
     public static IEnumerable<int> ItemCountValues => Setup.ItemCounts;
@@ -67,7 +69,20 @@ public class DeserializeBenchmarks
             .WhenEventBridgeEvent<OrderPlaced>("shop.orders")
             .WhenS3Notification<OrderPlaced>()
             .Otherwise<OrderPlaced>();
+
+        // MassTransit's envelope as MassTransit 8.5.12's own serializer writes it, on a queue that also has S3 notifications.
+        byte[] massTransit = Missive.Tests.Interop.MassTransitBodies.Serialize(envelope.Message, c => c.CorrelationId = Guid.NewGuid());
+        _massTransit = Through(broker, () => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = System.Text.Encoding.UTF8.GetString(massTransit) }));
+        _massTransitRules = new NativeMessageRules().WhenS3Notification<OrderPlaced>().WhenMassTransit<OrderPlaced>();
     }
+
+    [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes, as MassTransit reads them")]
+    [BenchmarkCategory("MassTransit")]
+    public PlainMassTransitEnvelope<OrderPlaced>? MassTransitFloor() => JsonSerializer.Deserialize(_massTransit.Utf8Body.Span, MassTransitFloorContext.Default.PlainMassTransitEnvelopeOrderPlaced);
+
+    [Benchmark(Description = "Missive: MassTransit envelope (WhenMassTransit rule)")]
+    [BenchmarkCategory("MassTransit")]
+    public MessageEnvelope? MassTransitMissive() => Setup.Inbound.Read(_massTransit, _massTransitRules).Envelope;
 
     [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes")]
     [BenchmarkCategory("NativeRaw")]

@@ -68,3 +68,45 @@ public sealed class PlainEventBridgeEvent<TDetail>
     [JsonPropertyName("detail")]
     public TDetail? Detail { get; set; }
 }
+
+/// <summary>
+/// MassTransit's JSON envelope as plain classes (the same-bytes floor), read with the options MassTransit reads it with
+/// (<see cref="MassTransitFloorContext"/>): every member it writes, the host block included.
+/// </summary>
+public sealed class PlainMassTransitEnvelope<TMessage>
+{
+    public Guid? MessageId { get; set; }
+
+    public Guid? RequestId { get; set; }
+
+    public Guid? CorrelationId { get; set; }
+
+    public Guid? ConversationId { get; set; }
+
+    public Guid? InitiatorId { get; set; }
+
+    public string? SourceAddress { get; set; }
+
+    public string? DestinationAddress { get; set; }
+
+    public string? ResponseAddress { get; set; }
+
+    public string? FaultAddress { get; set; }
+
+    public string[]? MessageType { get; set; }
+
+    public TMessage? Message { get; set; }
+
+    public DateTimeOffset? ExpirationTime { get; set; }
+
+    public DateTimeOffset? SentTime { get; set; }
+
+    public Dictionary<string, System.Text.Json.JsonElement>? Headers { get; set; }
+
+    public Dictionary<string, string?>? Host { get; set; }
+}
+
+/// <summary>The floor's metadata for MassTransit's bodies: camelCase names read in any case, numbers also from strings, as MassTransit reads them.</summary>
+[JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, PropertyNameCaseInsensitive = true, NumberHandling = JsonNumberHandling.AllowReadingFromString)]
+[JsonSerializable(typeof(PlainMassTransitEnvelope<OrderPlaced>))]
+public sealed partial class MassTransitFloorContext : JsonSerializerContext;

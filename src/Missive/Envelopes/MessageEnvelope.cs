@@ -54,6 +54,12 @@ public abstract class MessageEnvelope
     /// <summary>Gets or sets what the EventBridge event around the message said, when it came through an event bus.</summary>
     public EventBridgeMetadata? EventBridgeMetadata { get; set; }
 
+    /// <summary>Gets or sets what the MassTransit envelope around the message carried, when it was read from one.</summary>
+    public MassTransitMetadata? MassTransitMetadata { get; set; }
+
+    /// <summary>Gets or sets what the NServiceBus endpoint sent beside the message, when it was read as one.</summary>
+    public NServiceBusMetadata? NServiceBusMetadata { get; set; }
+
     /// <summary>
     /// Gets whether the message arrived as a native message (a body that was not a CloudEvents envelope, read by a
     /// <c>NativeMessageRules</c> rule): its attributes were then taken from what the message carried (the EventBridge

@@ -28,6 +28,13 @@ internal abstract class MessageTypeInfo
     /// <summary>Reads the JSON <c>data</c> value the reader is on into the envelope's message.</summary>
     public abstract void ReadJsonData(MessageEnvelope envelope, ref Utf8JsonReader reader);
 
+    /// <summary>
+    /// This registration reading as MassTransit's serializer reads: numbers also from strings (MassTransit writes
+    /// <c>decimal</c> as one) and member names in any case; itself when its message is not read through System.Text.Json
+    /// metadata or its options read so already.
+    /// </summary>
+    public abstract MessageTypeInfo Lenient();
+
     /// <summary>Reads a DOM <c>data</c> value into the envelope's message.</summary>
     public abstract void ReadJsonData(MessageEnvelope envelope, JsonElement element);
 

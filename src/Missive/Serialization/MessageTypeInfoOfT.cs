@@ -13,7 +13,14 @@ internal sealed class MessageTypeInfo<T> : MessageTypeInfo
         Codec = codec;
     }
 
+    private MessageTypeInfo? _lenient;
+
     public PayloadCodec<T> Codec { get; }
+
+    public override MessageTypeInfo Lenient()
+        => _lenient ??= Codec.Lenient() is { } codec && codec != Codec
+            ? new MessageTypeInfo<T>(Identifier, ContentType, codec)
+            : this;
 
     public override MessageEnvelope CreateEnvelope() => new MessageEnvelope<T>();
 

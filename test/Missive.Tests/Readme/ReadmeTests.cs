@@ -177,6 +177,53 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheMassTransitSnippet_HandlesWhatMassTransitsOwnSerializerWrote_UnderTheSalesContractsUrn()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.AddBillingBus();
+        using IHost host = builder.Build();
+        var orderId = Guid.NewGuid();
+        Guid conversation = Guid.NewGuid();
+        // The MassTransit side declares the type as Sales.Contracts.OrderSubmitted: its URN, as MassTransit writes it.
+        string body = System.Text.Encoding.UTF8.GetString(Interop.MassTransitBodies.Serialize(new OrderSubmitted(orderId, "ada", 42.50m), c => c.ConversationId = conversation))
+            .Replace("urn:message:Missive.Tests.Readme:OrderSubmitted", "urn:message:Sales.Contracts:OrderSubmitted", StringComparison.Ordinal);
+        await host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().SendAsync(new SqsSendRequest { QueueName = "billing", Body = body });
+
+        string printed = await ConsoleCapture.RunAsync(async () =>
+        {
+            await host.StartAsync();
+            await BusTestHost.WaitUntil(() => host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().GetQueue("billing").Count == 0);
+            await host.StopAsync();
+        });
+
+        Assert.Contains($"{orderId}: 42.50 (conversation {conversation})", printed, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task TheNServiceBusSnippet_HandlesTheWrappedTransportMessage_UnderItsBillingMessagesName()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.AddShippingBus();
+        using IHost host = builder.Build();
+        var orderId = Guid.NewGuid();
+        string message = $"{{\"OrderId\":\"{orderId}\",\"Amount\":12.5}}";
+        string headers = "{\"NServiceBus.EnclosedMessageTypes\":\"Billing.Messages.OrderBilled, Billing.Messages, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null\",\"NServiceBus.MessageId\":\"nsb-1\",\"NServiceBus.OriginatingEndpoint\":\"Billing\"}";
+        string body = $"{{\"Body\":\"{Convert.ToBase64String(System.Text.Encoding.UTF8.GetBytes(message))}\",\"S3BodyKey\":null,\"Headers\":{headers}}}";
+        await host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().SendAsync(new SqsSendRequest { QueueName = "shipping", Body = body });
+
+        string printed = await ConsoleCapture.RunAsync(async () =>
+        {
+            await host.StartAsync();
+            await BusTestHost.WaitUntil(() => host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().GetQueue("shipping").Count == 0);
+            await host.StopAsync();
+        });
+
+        Assert.Contains($"{orderId} billed 12.5 by Billing", printed, StringComparison.Ordinal);
+    }
+
+    [Fact]
     public async Task TheLargeMessagesSnippet_CarriesAFiveMiBDocument_OnTheInMemoryBroker()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();

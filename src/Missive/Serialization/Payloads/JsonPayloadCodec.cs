@@ -29,6 +29,27 @@ internal sealed class JsonPayloadCodec<T> : PayloadCodec<T>
 
     public override PayloadKind Kind => PayloadKind.Json;
 
+    /// <summary>
+    /// The same metadata over a copy of its options that also reads numbers from strings and names in any case: the copy
+    /// keeps the resolver (a source-generated context stays the source of metadata), so nothing is reflected that was not
+    /// before.
+    /// </summary>
+    public override PayloadCodec<T> Lenient()
+    {
+        JsonSerializerOptions current = _typeInfo.Options;
+        if ((current.NumberHandling & JsonNumberHandling.AllowReadingFromString) != 0 && current.PropertyNameCaseInsensitive)
+        {
+            return this;
+        }
+
+        var options = new JsonSerializerOptions(current)
+        {
+            NumberHandling = current.NumberHandling | JsonNumberHandling.AllowReadingFromString,
+            PropertyNameCaseInsensitive = true,
+        };
+        return new JsonPayloadCodec<T>((JsonTypeInfo<T>)options.GetTypeInfo(typeof(T)));
+    }
+
     public override void WriteJsonValue(Utf8JsonWriter writer, T message) => JsonSerializer.Serialize(writer, message, _typeInfo);
 
     /// <summary>

@@ -36,6 +36,9 @@ internal abstract class PayloadCodec<T>
     /// <summary>Reads the value of a <c>data</c> member; the reader is on its first token.</summary>
     public abstract T ReadJsonData(ref Utf8JsonReader reader);
 
+    /// <summary>This codec reading JSON numbers also from strings and member names in any case, or itself when it reads no JSON through metadata.</summary>
+    public virtual PayloadCodec<T> Lenient() => this;
+
     /// <summary>Reads the value of a <c>data</c> member from the DOM.</summary>
     public abstract T ReadJsonData(JsonElement element);
 

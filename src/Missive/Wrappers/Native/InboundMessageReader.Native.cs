@@ -137,7 +137,7 @@ public sealed partial class InboundMessageReader
     private MessageEnvelope ReadNative(ReadOnlyMemory<byte> payload, ref UnwrapState state, TopLevelNames? names = null)
     {
         IReadOnlyDictionary<string, MessageAttributeValue> attributes = state.Message.MessageAttributes;
-        var candidate = new NativeCandidate(payload.Span, attributes, state.Sns?.MessageAttributes, state.EventBridge, _settings.JsonReaderOptions, names);
+        var candidate = new NativeCandidate(payload.Span, attributes, state.Sns, state.EventBridge, _settings.JsonReaderOptions, names);
         IReadOnlyList<NativeMessageRule> rules = state.Native!.Rules;
         for (int i = 0; i < rules.Count; i++)
         {
@@ -154,19 +154,69 @@ public sealed partial class InboundMessageReader
 
             if (matched)
             {
-                return ReadNativeAs(rule.Registration(_types!), payload, ref state, type: null);
+                MessageTypeInfo info = rule.Registration(_types!);
+                return rule.MassTransitUrn is not null ? ReadMassTransitAs(info, payload, candidate.MassTransitMessageTypes()!, ref state)
+                    : rule.NServiceBusTypeName is not null ? ReadNServiceBusAs(info, payload, candidate.NServiceBus()!, candidate.Attributes, ref state)
+                    : ReadNativeAs(info, payload, ref state, type: null);
             }
         }
 
+        string[]? massTransitTypes = candidate.MassTransitMessageTypes();
+        string[]? nServiceBusTypes = massTransitTypes is null ? candidate.NServiceBus()?.EnclosedTypeNames : null;
         if (_types!.Unregistered is { } unregistered)
         {
-            return ReadNativeAs(unregistered, payload, ref state, state.EventBridge?.DetailType ?? candidate.S3EventName() ?? UnmatchedNativeType);
+            return ReadNativeAs(unregistered, payload, ref state, state.EventBridge?.DetailType ?? candidate.S3EventName() ?? massTransitTypes?[0] ?? nServiceBusTypes?[0] ?? UnmatchedNativeType);
         }
 
+        // URNs and type names name types, not content: they may be logged whatever LogMessageContent says.
+        string tried = $"(tried: {string.Join("; ", state.Native.Descriptions)})";
         throw ThrowHelper.Create(
             InvalidEnvelopeReason.NoNativeRuleMatched,
-            $"The body is not a CloudEvents envelope and no native message rule matched it (tried: {string.Join("; ", state.Native.Descriptions)}). "
-            + "Add a rule to the queue's NativeMessages (WhenMessageAttribute, WhenEventBridgeEvent, WhenS3Notification, When, Otherwise) or register a fallback handler (AddFallbackHandler)");
+            massTransitTypes is not null
+                ? $"The body is a MassTransit envelope of messageType {string.Join(", ", massTransitTypes)} and no rule matched it {tried}. "
+                  + "Add WhenMassTransit<T>() to the queue's NativeMessages for the type of one of those URNs (with the URN when the type's namespace or name differs), or register a fallback handler (AddFallbackHandler)"
+            : nServiceBusTypes is not null
+                ? $"The body is an NServiceBus message of {string.Join(", ", nServiceBusTypes)} and no rule matched it {tried}. "
+                  + "Add WhenNServiceBus<T>() to the queue's NativeMessages for the type of one of those names (with the name when the type's namespace or name differs), or register a fallback handler (AddFallbackHandler)"
+            : $"The body is not a CloudEvents envelope and no native message rule matched it {tried}. "
+              + "Add a rule to the queue's NativeMessages (WhenMessageAttribute, WhenEventBridgeEvent, WhenS3Notification, When, Otherwise) or register a fallback handler (AddFallbackHandler)");
+    }
+
+    /// <summary>
+    /// Reads an NServiceBus message with its message as the registration's type: its id, time sent and originating
+    /// endpoint where it has them (else what the message carried, as for a native message).
+    /// </summary>
+    private MessageEnvelope ReadNServiceBusAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, NServiceBusMessage message, IReadOnlyDictionary<string, MessageAttributeValue> attributes, ref UnwrapState state)
+    {
+        (MessageEnvelope envelope, NServiceBusMetadata metadata) = message.Read(info, payload.Span, attributes, _settings);
+        AsNative(envelope, info.Identifier, ref state);
+        envelope.Id = string.IsNullOrEmpty(metadata.MessageId) ? envelope.Id : metadata.MessageId;
+        envelope.Time = metadata.TimeSent ?? envelope.Time;
+        envelope.Source = string.IsNullOrEmpty(metadata.OriginatingEndpoint) ? envelope.Source : metadata.OriginatingEndpoint;
+        envelope.NServiceBusMetadata = metadata;
+        return envelope;
+    }
+
+    /// <summary>
+    /// Reads a MassTransit envelope with its message as the registration's type: the envelope's id, sent time and
+    /// source address where it has them (else what the message carried, as for a native message), its trace context
+    /// from the <c>MT-Activity-Id</c> attribute.
+    /// </summary>
+    private MessageEnvelope ReadMassTransitAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, string[] messageTypes, ref UnwrapState state)
+    {
+        (MessageEnvelope envelope, MassTransitMetadata metadata) = MassTransitEnvelope.Read(info, payload.Span, messageTypes, _settings.JsonReaderOptions, _settings.LogMessageContent);
+        AsNative(envelope, info.Identifier, ref state);
+        envelope.Id = metadata.MessageId?.ToString() ?? envelope.Id;
+        envelope.Time = metadata.SentTime ?? envelope.Time;
+        envelope.Source = string.IsNullOrEmpty(metadata.SourceAddress) ? envelope.Source : metadata.SourceAddress;
+        envelope.MassTransitMetadata = metadata;
+        IReadOnlyDictionary<string, MessageAttributeValue> attributes = state.Message.MessageAttributes.Count > 0 || state.Sns is null ? state.Message.MessageAttributes : state.Sns.MessageAttributes;
+        if (attributes.TryGetValue(MassTransitEnvelope.ActivityIdAttribute, out MessageAttributeValue? activity) && !activity.IsBinary && !string.IsNullOrEmpty(activity.StringValue))
+        {
+            envelope.Extensions[CloudEventAttributeNames.TraceParent] = CloudEventAttributeValue.FromString(activity.StringValue);
+        }
+
+        return envelope;
     }
 
     /// <summary>

@@ -13,14 +13,20 @@ internal ref struct NativeCandidate
     private readonly TopLevelNames? _names;
     private string? _s3EventName;
     private bool _s3EventNameRead;
+    private string[]? _massTransitTypes;
+    private bool _massTransitTypesRead;
+    private NServiceBusMessage? _nServiceBus;
+    private bool _nServiceBusRead;
 
     /// <summary>A candidate; <paramref name="names"/> are the body's top-level names as the prescan found them, or <c>null</c> when it did not look.</summary>
-    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes, EventBridgeMetadata? eventBridge, JsonReaderOptions options, TopLevelNames? names = null)
+    public NativeCandidate(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, SnsMetadata? sns, EventBridgeMetadata? eventBridge, JsonReaderOptions options, TopLevelNames? names = null)
     {
         _names = names;
         Body = body;
+        IReadOnlyDictionary<string, MessageAttributeValue>? snsAttributes = sns?.MessageAttributes;
         Attributes = attributes.Count == 0 && snsAttributes is { Count: > 0 } ? snsAttributes : attributes;
         _snsAttributes = snsAttributes;
+        SnsTopicArn = sns?.TopicArn;
         EventBridge = eventBridge;
         _options = options;
     }
@@ -30,6 +36,9 @@ internal ref struct NativeCandidate
 
     /// <summary>Gets the SQS message attributes, or the SNS notification's when SQS has none.</summary>
     public readonly IReadOnlyDictionary<string, MessageAttributeValue> Attributes { get; }
+
+    /// <summary>Gets the ARN of the SNS topic whose notification the message came in (without raw delivery), or <c>null</c>.</summary>
+    public readonly string? SnsTopicArn { get; }
 
     /// <summary>Gets the EventBridge event the message came in, or <c>null</c>.</summary>
     public readonly EventBridgeMetadata? EventBridge { get; }
@@ -52,6 +61,33 @@ internal ref struct NativeCandidate
         }
 
         return _s3EventName;
+    }
+
+    /// <summary>
+    /// The <c>messageType</c> URNs when the body is a MassTransit envelope, else <c>null</c>; read once for every rule
+    /// that asks (and for the reader of the envelope).
+    /// </summary>
+    public string[]? MassTransitMessageTypes()
+    {
+        if (!_massTransitTypesRead)
+        {
+            _massTransitTypes = MassTransitEnvelope.MessageTypes(Body, _options);
+            _massTransitTypesRead = true;
+        }
+
+        return _massTransitTypes;
+    }
+
+    /// <summary>The NServiceBus message the body and attributes make, or <c>null</c>; recognised once for every rule that asks (and for the reader).</summary>
+    public NServiceBusMessage? NServiceBus()
+    {
+        if (!_nServiceBusRead)
+        {
+            _nServiceBus = NServiceBusMessage.Recognise(Body, Attributes, _options);
+            _nServiceBusRead = true;
+        }
+
+        return _nServiceBus;
     }
 
     /// <summary>The first record's <c>eventName</c> of an S3 event notification, read from the start of the body.</summary>

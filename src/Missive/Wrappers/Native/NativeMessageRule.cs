@@ -11,4 +11,10 @@ internal sealed record NativeMessageRule(Type MessageType, string Description, N
 
     /// <summary>Gets the source and detail-type an EventBridge rule matches, or <c>null</c> for another kind of rule.</summary>
     public EventBridgeRule? EventBridge { get; init; }
+
+    /// <summary>Gets the message URN a MassTransit rule matches, or <c>null</c> for another kind of rule.</summary>
+    public string? MassTransitUrn { get; init; }
+
+    /// <summary>Gets the full type name an NServiceBus rule matches, or <c>null</c> for another kind of rule.</summary>
+    public string? NServiceBusTypeName { get; init; }
 }

@@ -180,6 +180,100 @@ public sealed class NativeMessageRules
             eventNamePrefix is null ? "S3 notification" : $"S3 notification, eventName starting \"{eventNamePrefix}\"",
             (ref NativeCandidate c) => c.S3EventName() is { } name && (eventNamePrefix is null || name.StartsWith(eventNamePrefix, StringComparison.Ordinal)));
 
+    /// <summary>
+    /// Reads a MassTransit envelope (<c>application/vnd.masstransit+json</c>, as MassTransit's SQS transport sends it and
+    /// its SNS topics deliver it, raw or wrapped) whose <c>messageType</c> names <paramref name="messageUrn"/>: its
+    /// <c>message</c> as <typeparamref name="T"/> as MassTransit reads it (numbers also from strings, as it writes
+    /// <c>decimal</c>; member names in any case, as it writes camelCase), its
+    /// <c>messageId</c>, <c>sentTime</c> and <c>sourceAddress</c> as the envelope's <see cref="MessageEnvelope.Id"/>,
+    /// <see cref="MessageEnvelope.Time"/> and <see cref="MessageEnvelope.Source"/>, the rest in
+    /// <see cref="MessageEnvelope.MassTransitMetadata"/>, and the trace context of its <c>MT-Activity-Id</c> attribute
+    /// continued as the envelope's <c>traceparent</c>.
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="messageUrn">
+    /// The URN to match, or <c>null</c> for the one MassTransit's convention gives <typeparamref name="T"/>
+    /// (<c>urn:message:</c>, its namespace, <c>:</c>, its name; nested <c>Outer+Inner</c>; generic
+    /// <c>Name[[Namespace:Argument]]</c>). Give it when the MassTransit side names its type differently (another
+    /// namespace, or <c>[MessageUrn]</c>).
+    /// </param>
+    /// <returns>These rules.</returns>
+    /// <exception cref="InvalidOperationException">The URN is already matched by a rule for another type, or the type by a rule for another URN.</exception>
+    public NativeMessageRules WhenMassTransit<T>(string? messageUrn = null)
+    {
+        string urn = messageUrn ?? MassTransitEnvelope.UrnOf(typeof(T));
+        if (!urn.StartsWith(MassTransitEnvelope.UrnPrefix, StringComparison.Ordinal) || urn.Length == MassTransitEnvelope.UrnPrefix.Length)
+        {
+            throw new ArgumentException($"'{urn}' is not a message URN: MassTransit's start with '{MassTransitEnvelope.UrnPrefix}' (e.g. urn:message:Orders:OrderPlaced).", nameof(messageUrn));
+        }
+
+        CheckOneNamePerType<T>(urn, static rule => rule.MassTransitUrn, "MassTransit message URN");
+        Add<T>($"MassTransit message {urn}", (ref NativeCandidate c) => c.MassTransitMessageTypes() is { } urns && Array.IndexOf(urns, urn) >= 0);
+        _rules[^1] = _rules[^1] with { MassTransitUrn = urn };
+        return this;
+    }
+
+    /// <summary>
+    /// Reads a message an NServiceBus endpoint sent through its SQS transport whose message types
+    /// (<c>NServiceBus.EnclosedMessageTypes</c>, or the <c>MessageTypeFullName</c> attribute of a native message) name
+    /// <paramref name="messageTypeFullName"/>, in any of the transport's shapes: the wrapped transport message (its
+    /// <c>Body</c> in base64), the body with its headers in the <c>NServiceBus.AmazonSQS.Headers</c> attribute, or a
+    /// native message with <c>MessageTypeFullName</c>. The body's JSON is read as <typeparamref name="T"/> (numbers also
+    /// from strings, member names in any case); the message id (<c>NServiceBus.MessageId</c>), <c>NServiceBus.TimeSent</c>
+    /// and <c>NServiceBus.OriginatingEndpoint</c> become the envelope's <see cref="MessageEnvelope.Id"/>,
+    /// <see cref="MessageEnvelope.Time"/> and <see cref="MessageEnvelope.Source"/>, the headers
+    /// <see cref="MessageEnvelope.NServiceBusMetadata"/>. A body NServiceBus put in S3 (<c>S3BodyKey</c>) is refused as
+    /// <see cref="InvalidEnvelopeReason.PayloadUnavailable"/>.
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="messageTypeFullName">
+    /// The .NET full name the NServiceBus side gives the type (without its assembly: entries are matched up to their
+    /// first comma outside brackets), or <c>null</c> for <typeparamref name="T"/>'s own full name.
+    /// </param>
+    /// <returns>These rules.</returns>
+    /// <exception cref="InvalidOperationException">The name is already matched by a rule for another type, or the type by a rule for another name.</exception>
+    public NativeMessageRules WhenNServiceBus<T>(string? messageTypeFullName = null)
+    {
+        string name = messageTypeFullName ?? typeof(T).FullName ?? throw new ArgumentException($"{typeof(T).Name} has no full name: give the name the NServiceBus side sends.", nameof(messageTypeFullName));
+        ArgumentException.ThrowIfNullOrWhiteSpace(name, nameof(messageTypeFullName));
+        name = NServiceBusMessage.FullNameOf(name);
+        CheckOneNamePerType<T>(name, static rule => rule.NServiceBusTypeName, "NServiceBus message type");
+        Add<T>($"NServiceBus message {name}", (ref NativeCandidate c) => c.NServiceBus() is { } message && Array.IndexOf(message.EnclosedTypeNames, name) >= 0);
+        _rules[^1] = _rules[^1] with { NServiceBusTypeName = name };
+        return this;
+    }
+
+    /// <summary>Throws when <paramref name="name"/> is matched by a rule of the same kind for another type, or <typeparamref name="T"/> by one for another name.</summary>
+    private void CheckOneNamePerType<T>(string name, Func<NativeMessageRule, string?> nameOf, string kind)
+    {
+        foreach (NativeMessageRule rule in _rules)
+        {
+            if (nameOf(rule) is { } other && (other == name) != (rule.MessageType == typeof(T)))
+            {
+                throw new InvalidOperationException(other == name
+                    ? $"The {kind} '{name}' is matched by a rule for {rule.MessageType.FullName} already: it cannot name {typeof(T).FullName} too."
+                    : $"{typeof(T).FullName} is read as the {kind} '{other}' already: a second name, '{name}', for the same type is a conflict. Keep one.");
+            }
+        }
+    }
+
+    /// <summary>
+    /// Reads a native message that came in a notification of the SNS topic <paramref name="topic"/> as
+    /// <typeparamref name="T"/>: two topics of untyped messages feeding one queue are told apart by the topic ARN of
+    /// the notification around each. Only a subscription without raw message delivery carries the topic; with raw
+    /// delivery the body arrives alone, and an attribute (<see cref="WhenMessageAttribute{T}"/>) must tell.
+    /// </summary>
+    /// <typeparam name="T">The registered message type.</typeparam>
+    /// <param name="topic">The topic's ARN, or its name (the ARN's last part). Must not be null or empty.</param>
+    /// <returns>These rules.</returns>
+    public NativeMessageRules WhenSnsTopic<T>(string topic)
+    {
+        ArgumentException.ThrowIfNullOrEmpty(topic);
+        bool isArn = topic.StartsWith("arn:", StringComparison.Ordinal);
+        return Add<T>($"SNS topic {topic}", (ref NativeCandidate c) => c.SnsTopicArn is { } arn
+            && (isArn ? string.Equals(arn, topic, StringComparison.Ordinal) : arn.AsSpan(arn.LastIndexOf(':') + 1).SequenceEqual(topic)));
+    }
+
     /// <summary>Reads a native message as <typeparamref name="T"/> when <paramref name="predicate"/> says so.</summary>
     /// <typeparam name="T">The registered message type.</typeparam>
     /// <param name="predicate">The application's test. Must not be null. An exception from it makes the message unreadable.</param>

@@ -1,0 +1,278 @@
+using System;
+using System.Buffers.Text;
+using System.Collections.Generic;
+using System.Collections.ObjectModel;
+using System.Globalization;
+using System.Text.Json;
+using Missive.Buffers;
+using Missive.Serialization;
+
+namespace Missive.Transport;
+
+/// <summary>
+/// A message an NServiceBus endpoint sent through its SQS transport, in any of its three shapes: the wrapped transport
+/// message (a JSON body with <c>Body</c> in base64, <c>S3BodyKey</c> and <c>Headers</c>), the unwrapped body with its
+/// headers as JSON in the <c>NServiceBus.AmazonSQS.Headers</c> attribute, and a native message whose type is in the
+/// <c>MessageTypeFullName</c> attribute. The transport's receiver tries them in that order of attributes first, as
+/// here: the headers attribute, then <c>MessageTypeFullName</c>, then the wrapper.
+/// </summary>
+internal sealed class NServiceBusMessage
+{
+    public const string HeadersAttribute = "NServiceBus.AmazonSQS.Headers";
+    public const string MessageTypeFullNameAttribute = "MessageTypeFullName";
+    public const string MessageIdHeader = "NServiceBus.MessageId";
+    public const string EnclosedMessageTypesHeader = "NServiceBus.EnclosedMessageTypes";
+    private const string TimeSentFormat = "yyyy-MM-dd HH:mm:ss:ffffff 'Z'";
+
+    private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey)
+    {
+        Headers = headers;
+        EnclosedMessageTypesAsSent = enclosedMessageTypes.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
+        EnclosedTypeNames = Array.ConvertAll(EnclosedMessageTypesAsSent, FullNameOf);
+        WrappedBodyStart = wrappedBodyStart;
+        S3BodyKey = s3BodyKey;
+    }
+
+    /// <summary>Gets the headers (empty for a native message with only <c>MessageTypeFullName</c>).</summary>
+    public IReadOnlyDictionary<string, string> Headers { get; }
+
+    /// <summary>Gets the message types as sent (assembly-qualified or not), most specific first.</summary>
+    public string[] EnclosedMessageTypesAsSent { get; }
+
+    /// <summary>Gets the full names of <see cref="EnclosedMessageTypesAsSent"/>, without their assemblies: what rules match.</summary>
+    public string[] EnclosedTypeNames { get; }
+
+    /// <summary>Gets where the wrapper's <c>Body</c> string starts in the SQS body, or -1 when the body is the message itself.</summary>
+    public int WrappedBodyStart { get; }
+
+    /// <summary>Gets the S3 key of a body NServiceBus put in S3, or <c>null</c>.</summary>
+    public string? S3BodyKey { get; }
+
+    /// <summary>
+    /// The NServiceBus message <paramref name="body"/> and <paramref name="attributes"/> make, or <c>null</c> when they
+    /// are not one (no headers attribute, no <c>MessageTypeFullName</c>, and no wrapper with an
+    /// <c>NServiceBus.EnclosedMessageTypes</c> header).
+    /// </summary>
+    /// <exception cref="InvalidEnvelopeException">The headers attribute is not a JSON object of strings.</exception>
+    public static NServiceBusMessage? Recognise(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, JsonReaderOptions options)
+    {
+        if (attributes.Count > 0)
+        {
+            if (attributes.TryGetValue(HeadersAttribute, out MessageAttributeValue? headersAttribute) && headersAttribute.StringValue is { } json)
+            {
+                Dictionary<string, string> headers = ReadHeadersAttribute(json);
+                string? keyOfS3 = headers.GetValueOrDefault("S3BodyKey");
+                return headers.TryGetValue(EnclosedMessageTypesHeader, out string? types) ? new NServiceBusMessage(headers, types, -1, keyOfS3) : null;
+            }
+
+            if (attributes.TryGetValue(MessageTypeFullNameAttribute, out MessageAttributeValue? typeAttribute) && typeAttribute.StringValue is { Length: > 0 } type)
+            {
+                string? keyOfS3 = attributes.TryGetValue("S3BodyKey", out MessageAttributeValue? key) ? key.StringValue : null;
+                return new NServiceBusMessage(ReadOnlyDictionary<string, string>.Empty, type, -1, keyOfS3);
+            }
+        }
+
+        return body.IndexOf("\"Headers\""u8) < 0 || body.IndexOf("\"Body\""u8) < 0 ? null : RecogniseWrapper(body, options);
+    }
+
+    /// <summary>The wrapped transport message: a JSON object whose <c>Headers</c> name the message types and whose <c>Body</c> is a string.</summary>
+    private static NServiceBusMessage? RecogniseWrapper(ReadOnlySpan<byte> body, JsonReaderOptions options)
+    {
+        var reader = new Utf8JsonReader(body, options);
+        Dictionary<string, string>? headers = null;
+        int bodyStart = -1;
+        string? s3BodyKey = null;
+        try
+        {
+            if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
+            {
+                return null;
+            }
+
+            while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+            {
+                bool isBody = reader.ValueTextEquals("Body"u8), isHeaders = reader.ValueTextEquals("Headers"u8), isKey = reader.ValueTextEquals("S3BodyKey"u8);
+                reader.Read();
+                if (isBody && reader.TokenType == JsonTokenType.String)
+                {
+                    bodyStart = (int)reader.TokenStartIndex;
+                }
+                else if (isHeaders && reader.TokenType == JsonTokenType.StartObject)
+                {
+                    headers = ReadHeaders(ref reader);
+                }
+                else if (isKey && reader.TokenType == JsonTokenType.String)
+                {
+                    s3BodyKey = reader.GetString();
+                }
+                else
+                {
+                    reader.Skip();
+                }
+            }
+        }
+        catch (JsonException)
+        {
+            return null; // not the transport's wrapper: a later rule, or the reader of its type, says what is wrong
+        }
+
+        return headers is not null && bodyStart >= 0 && headers.TryGetValue(EnclosedMessageTypesHeader, out string? types)
+            ? new NServiceBusMessage(headers, types, bodyStart, s3BodyKey)
+            : null;
+    }
+
+    private static Dictionary<string, string> ReadHeadersAttribute(string json)
+    {
+        try
+        {
+            var reader = new Utf8JsonReader(System.Text.Encoding.UTF8.GetBytes(json));
+            if (reader.Read() && reader.TokenType == JsonTokenType.StartObject)
+            {
+                Dictionary<string, string> headers = ReadHeaders(ref reader);
+                if (!reader.Read())
+                {
+                    return headers;
+                }
+            }
+        }
+        catch (JsonException)
+        {
+        }
+
+        throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The {HeadersAttribute} message attribute is not a JSON object of header names and values");
+    }
+
+    /// <summary>The headers object the reader is on: string values kept, <c>null</c> values left out, anything else refused.</summary>
+    private static Dictionary<string, string> ReadHeaders(ref Utf8JsonReader reader)
+    {
+        var headers = new Dictionary<string, string>(StringComparer.Ordinal);
+        while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
+        {
+            string name = reader.GetString()!;
+            reader.Read();
+            if (reader.TokenType == JsonTokenType.String)
+            {
+                headers[name] = reader.GetString()!;
+            }
+            else if (reader.TokenType != JsonTokenType.Null)
+            {
+                throw new JsonException($"The header {name} is not a string.");
+            }
+        }
+
+        return headers;
+    }
+
+    /// <summary>
+    /// A type's full name from an <c>EnclosedMessageTypes</c> entry: the entry up to its first comma outside brackets
+    /// (<c>Ns.Outer+Inner, Assembly, Version=…</c> gives <c>Ns.Outer+Inner</c>; a generic's arguments keep theirs).
+    /// </summary>
+    public static string FullNameOf(string entry)
+    {
+        int depth = 0;
+        for (int i = 0; i < entry.Length; i++)
+        {
+            switch (entry[i])
+            {
+                case '[':
+                    depth++;
+                    break;
+                case ']':
+                    depth--;
+                    break;
+                case ',' when depth == 0:
+                    return entry[..i].TrimEnd();
+            }
+        }
+
+        return entry;
+    }
+
+    /// <summary>
+    /// Reads the message as <paramref name="info"/>'s type: the wrapper's <c>Body</c> decoded from base64, or the SQS body
+    /// itself (decoded when it is valid base64, as the transport's receiver does), into a rented buffer that is cleared
+    /// as the settings say.
+    /// </summary>
+    /// <exception cref="InvalidEnvelopeException">The body is in S3, is not base64 where it must be, or does not fit the type.</exception>
+    public (MessageEnvelope Envelope, NServiceBusMetadata Metadata) Read(MessageTypeInfo info, ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes, SerializerSettings settings)
+    {
+        if (S3BodyKey is { Length: > 0 })
+        {
+            throw ThrowHelper.Create(InvalidEnvelopeReason.PayloadUnavailable, $"The NServiceBus message's body is in S3 (S3BodyKey '{S3BodyKey}'), which Missive does not fetch for NServiceBus messages");
+        }
+
+        MessageEnvelope envelope = info.CreateEnvelope();
+        envelope.DataContentType = Headers.GetValueOrDefault("NServiceBus.ContentType") ?? ContentTypes.ApplicationJson;
+        if (WrappedBodyStart >= 0)
+        {
+            var reader = new Utf8JsonReader(body[WrappedBodyStart..], settings.JsonReaderOptions);
+            reader.Read();
+            using RentedBuffer decoded = settings.Rent(reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length);
+            int written = reader.CopyString(decoded.Span);
+            if (Base64.DecodeFromUtf8InPlace(decoded.Span[..written], out int length) != System.Buffers.OperationStatus.Done)
+            {
+                throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus transport message's Body is not base64", WrappedBodyStart);
+            }
+
+            ReadMessage(info, envelope, decoded.Span[..length], settings);
+        }
+        else if (Base64.IsValid(body) && !body.IsEmpty)
+        {
+            using RentedBuffer decoded = settings.Rent(Base64.GetMaxDecodedFromUtf8Length(body.Length));
+            Base64.DecodeFromUtf8(body, decoded.Span, out _, out int length);
+            ReadMessage(info, envelope, decoded.Span[..length], settings);
+        }
+        else
+        {
+            ReadMessage(info, envelope, body, settings);
+        }
+
+        string? messageId = attributes.TryGetValue(MessageIdHeader, out MessageAttributeValue? idAttribute) && idAttribute.StringValue is { Length: > 0 } id
+            ? id
+            : Headers.GetValueOrDefault(MessageIdHeader);
+        var metadata = new NServiceBusMetadata
+        {
+            MessageId = messageId,
+            EnclosedMessageTypes = EnclosedMessageTypesAsSent,
+            ConversationId = Headers.GetValueOrDefault("NServiceBus.ConversationId"),
+            CorrelationId = Headers.GetValueOrDefault("NServiceBus.CorrelationId"),
+            MessageIntent = Headers.GetValueOrDefault("NServiceBus.MessageIntent"),
+            TimeSent = TimeSent(),
+            ReplyToAddress = Headers.GetValueOrDefault("NServiceBus.ReplyToAddress"),
+            OriginatingEndpoint = Headers.GetValueOrDefault("NServiceBus.OriginatingEndpoint"),
+            Headers = Headers,
+        };
+        return (envelope, metadata);
+    }
+
+    private DateTimeOffset? TimeSent()
+    {
+        if (!Headers.TryGetValue("NServiceBus.TimeSent", out string? text))
+        {
+            return null;
+        }
+
+        return DateTimeOffset.TryParseExact(text, TimeSentFormat, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset time)
+            ? time
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The NServiceBus.TimeSent header is not in NServiceBus's format ({TimeSentFormat})", attribute: "NServiceBus.TimeSent");
+    }
+
+    /// <summary>The message's JSON read as the type, as MassTransit's and NServiceBus's serializers are lenient (numbers from strings, names in any case).</summary>
+    private static void ReadMessage(MessageTypeInfo info, MessageEnvelope envelope, ReadOnlySpan<byte> json, SerializerSettings settings)
+    {
+        var reader = new Utf8JsonReader(json, settings.JsonReaderOptions);
+        try
+        {
+            reader.Read();
+            info.Lenient().ReadJsonData(envelope, ref reader);
+            if (reader.Read())
+            {
+                throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus message has content after its JSON value", reader.TokenStartIndex);
+            }
+        }
+        catch (Exception e) when (PayloadErrors.IsDataError(e))
+        {
+            throw PayloadErrors.InvalidData(e, reader.TokenStartIndex, settings.LogMessageContent);
+        }
+    }
+}

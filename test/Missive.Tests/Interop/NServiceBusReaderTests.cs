@@ -1,0 +1,215 @@
+using System;
+using System.Collections.Generic;
+using System.Text;
+using System.Text.Json;
+using Missive.Json;
+using Missive.Serialization;
+using Missive.Tests.Infrastructure;
+using Missive.Transport;
+
+namespace Missive.Tests.Interop;
+
+/// <summary>
+/// NServiceBus's three SQS shapes read by <see cref="InboundMessageReader"/>. NServiceBus is not served here: the
+/// bodies and attributes follow its SQS transport's source and tests (Particular/NServiceBus.AmazonSQS:
+/// <c>TransportMessageTranslator</c>, <c>SqsHeadersTranslator</c>, <c>MessageTypeFullNameTranslator</c>,
+/// <c>Receiving/MessageExtractionTests.cs</c>, and the approved payload
+/// <c>MessageDispatcherTests.Does_not_send_extra_properties_in_payload_by_default.approved.txt</c>:
+/// <c>{"Body":"e30=","S3BodyKey":null,"Headers":{…}}</c>), written here with System.Text.Json's default encoder as the
+/// transport's own serializer context writes them (so <c>+</c> in base64 arrives as <c>\u002B</c>).
+/// </summary>
+public sealed class NServiceBusReaderTests
+{
+    private const string MessageId = "093C17C6-D32E-44FE-9134-65C10C1287EB";
+    private const string Assembly = ", Missive.Tests, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null";
+    private static readonly Guid OrderId = Guid.Parse("63276a04-4452-430f-a5df-ae1d31727408");
+
+    public static TheoryData<bool> Serializers => [false, true];
+
+    private static NativeMessageRules Rules() => new NativeMessageRules()
+        .WhenNServiceBus<OrderSubmitted>()
+        .WhenNServiceBus<Shipping.Dispatched>();
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void TheWrappedTransportMessage_IsReadWithItsHeaders(bool fast)
+    {
+        string wrapped = Wrapped(OrderJson(), Headers(typeof(OrderSubmitted).FullName + Assembly + ";Missive.Tests.Interop.IOrderEvent" + Assembly));
+        Assert.Contains("\\u002B", wrapped, StringComparison.Ordinal); // the escaped '+' of base64, as the transport writes it
+
+        InboundMessage inbound = Reader(fast).Read(Message(wrapped), Rules());
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(inbound.Envelope);
+        Assert.Equal((OrderId, "ada>>>", 42.50m), (envelope.Message.OrderId, envelope.Message.Customer, envelope.Message.Total));
+        Assert.Equal(MessageId, envelope.Id);
+        Assert.Equal("Sales", envelope.Source);
+        Assert.Equal(new DateTimeOffset(2026, 12, 1, 9, 30, 0, 123, 456, TimeSpan.Zero), envelope.Time);
+        Assert.True(envelope.IsNative);
+        NServiceBusMetadata nsb = envelope.NServiceBusMetadata!;
+        Assert.Equal(("conversation-1", "correlation-1", "Publish", "Sales"), (nsb.ConversationId, nsb.CorrelationId, nsb.MessageIntent, nsb.OriginatingEndpoint));
+        Assert.Equal([typeof(OrderSubmitted).FullName + Assembly, "Missive.Tests.Interop.IOrderEvent" + Assembly], nsb.EnclosedMessageTypes);
+        Assert.Equal("eu-1", nsb.Headers["Tenant"]);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void TheUnwrappedBody_WithItsHeadersInTheAttribute_IsRead_ItsIdFromTheIdAttribute(bool fast)
+    {
+        Dictionary<string, string> headers = Headers(typeof(Shipping.Dispatched).FullName + Assembly);
+        headers.Remove("NServiceBus.MessageId"); // the transport sends it as an attribute of its own
+        var attributes = new Dictionary<string, MessageAttributeValue>
+        {
+            ["NServiceBus.AmazonSQS.Headers"] = MessageAttributeValue.FromString(JsonSerializer.Serialize(headers)),
+            ["NServiceBus.MessageId"] = MessageAttributeValue.FromString(MessageId),
+        };
+
+        InboundMessage inbound = Reader(fast).Read(Message("{\"Parcel\":\"P-1\",\"Items\":2}", attributes), Rules());
+
+        var envelope = Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(inbound.Envelope);
+        Assert.Equal(new Shipping.Dispatched("P-1", 2), envelope.Message);
+        Assert.Equal(MessageId, envelope.Id);
+        Assert.Equal("conversation-1", envelope.NServiceBusMetadata!.ConversationId);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void ANativeMessageWithMessageTypeFullName_IsRead_AsABase64BodyTooWhenItIsOne(bool fast)
+    {
+        var attributes = new Dictionary<string, MessageAttributeValue> { ["MessageTypeFullName"] = MessageAttributeValue.FromString("Missive.Tests.Interop.Shipping+Dispatched") };
+        string json = "{\"parcel\":\"P-2\",\"items\":\"3\"}";
+
+        InboundMessage plain = Reader(fast).Read(Message(json, attributes), Rules());
+        InboundMessage base64 = Reader(fast).Read(Message(Convert.ToBase64String(Encoding.UTF8.GetBytes(json)), attributes), Rules());
+
+        Assert.Equal(new Shipping.Dispatched("P-2", 3), Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(plain.Envelope).Message);
+        Assert.Equal(new Shipping.Dispatched("P-2", 3), Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(base64.Envelope).Message);
+        Assert.Equal("sqs-message-1", plain.Envelope!.Id); // no NServiceBus id: SQS's
+        Assert.Empty(plain.Envelope.NServiceBusMetadata!.Headers);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void AnExplicitName_ReadsATypeWhoseNameDiffersOnTheNServiceBusSide(bool fast)
+    {
+        string wrapped = Wrapped("{\"Parcel\":\"P-3\",\"Items\":1}", Headers("Warehouse.Messages.ParcelDispatched, Warehouse.Messages"));
+
+        InboundMessage inbound = Reader(fast).Read(Message(wrapped), new NativeMessageRules().WhenNServiceBus<Shipping.Dispatched>("Warehouse.Messages.ParcelDispatched"));
+
+        Assert.Equal(new Shipping.Dispatched("P-3", 1), Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(inbound.Envelope).Message);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void ATypeNoRuleNames_IsRefused_NamingIt_AndTheFix(bool fast)
+    {
+        string wrapped = Wrapped("{}", Headers("Billing.Messages.InvoiceIssued, Billing.Messages"));
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast).Read(Message(wrapped), Rules()));
+
+        Assert.Equal(InvalidEnvelopeReason.NoNativeRuleMatched, error.Reason);
+        Assert.Contains("NServiceBus message of Billing.Messages.InvoiceIssued", error.Message, StringComparison.Ordinal);
+        Assert.Contains("WhenNServiceBus<T>()", error.Message, StringComparison.Ordinal);
+        Assert.Equal(Encoding.UTF8.GetBytes(wrapped), error.RawBody);
+    }
+
+    [Fact]
+    public void TheTransportsOwnPayloadWithoutMessageTypes_IsNotTakenForAnNServiceBusMessageOfAType()
+    {
+        // The approved payload of the transport's tests: headers without EnclosedMessageTypes (a control-like message).
+        string approved = "{\"Body\":\"e30=\",\"S3BodyKey\":null,\"Headers\":{\"NServiceBus.AmazonSQS.TimeToBeReceived\":\"10675199.01:48:05.4775807\",\"NServiceBus.ReplyToAddress\":\"TestReplyToAddress\",\"NServiceBus.MessageId\":\"093C17C6-D32E-44FE-9134-65C10C1287EB\"}}";
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(Message(approved), Rules()));
+
+        Assert.Equal(InvalidEnvelopeReason.NoNativeRuleMatched, error.Reason);
+        Assert.DoesNotContain("NServiceBus message of", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("wrapped-not-base64", InvalidEnvelopeReason.Malformed, "Body is not base64")]
+    [InlineData("in-s3", InvalidEnvelopeReason.PayloadUnavailable, "S3BodyKey 'orders/093C17C6'")]
+    [InlineData("headers-attribute-not-json", InvalidEnvelopeReason.Malformed, "NServiceBus.AmazonSQS.Headers message attribute is not a JSON object")]
+    [InlineData("time-sent-in-another-format", InvalidEnvelopeReason.Malformed, "NServiceBus.TimeSent header")]
+    [InlineData("data-not-the-type", InvalidEnvelopeReason.InvalidData, "")]
+    public void WhatIsWrong_IsATypedError(string kind, InvalidEnvelopeReason reason, string words)
+    {
+        Dictionary<string, string> headers = Headers(typeof(OrderSubmitted).FullName!);
+        SqsMessage message = kind switch
+        {
+            "wrapped-not-base64" => Message(Wrapped(OrderJson(), headers).Replace("\"Body\":\"", "\"Body\":\"*", StringComparison.Ordinal)),
+            "in-s3" => Message(JsonSerializer.Serialize(new { Body = "", S3BodyKey = "orders/093C17C6", Headers = headers })),
+            "headers-attribute-not-json" => Message(OrderJson(), new Dictionary<string, MessageAttributeValue> { ["NServiceBus.AmazonSQS.Headers"] = MessageAttributeValue.FromString("NOT JSON DICTIONARY") }),
+            "time-sent-in-another-format" => Message(Wrapped(OrderJson(), new Dictionary<string, string>(headers) { ["NServiceBus.TimeSent"] = "2026-12-01T09:30:00Z" })),
+            _ => Message(Wrapped("{\"Total\":\"forty\"}", headers)),
+        };
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(message, Rules()));
+
+        Assert.Equal(reason, error.Reason);
+        Assert.Contains(words, error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public void OneNameForTwoTypes_IsRefused_NamingBoth()
+    {
+        var error = Assert.Throws<InvalidOperationException>(() => new NativeMessageRules()
+            .WhenNServiceBus<OrderSubmitted>("Shared.Thing")
+            .WhenNServiceBus<Shipping.Dispatched>("Shared.Thing, Shared"));
+
+        Assert.Contains("Missive.Tests.Interop.OrderSubmitted", error.Message, StringComparison.Ordinal);
+        Assert.Contains("Missive.Tests.Interop.Shipping+Dispatched", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("Ns.Type", "Ns.Type")]
+    [InlineData("Ns.Outer+Inner, Asm, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null", "Ns.Outer+Inner")]
+    [InlineData("Ns.Batch`1[[Ns.Line, Asm, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null]], Asm", "Ns.Batch`1[[Ns.Line, Asm, Version=1.0.0.0, Culture=neutral, PublicKeyToken=null]]")]
+    public void AnEnclosedTypeEntry_IsMatchedByItsFullName(string entry, string fullName)
+        => Assert.Equal(fullName, NServiceBusMessage.FullNameOf(entry));
+
+    [Fact]
+    public void AGenericTypesOwnFullName_IsWhatItsAssemblyQualifiedNameGivesUpToItsAssembly()
+        => Assert.Equal(typeof(Batch<Shipping.Dispatched>).FullName, NServiceBusMessage.FullNameOf(typeof(Batch<Shipping.Dispatched>).AssemblyQualifiedName!));
+
+    /// <summary>The order as an NServiceBus endpoint's JSON serializer writes it; its base64 has a '+' (from "ada>>>").</summary>
+    private static string OrderJson()
+        => "{\"OrderId\":\"63276a04-4452-430f-a5df-ae1d31727408\",\"Customer\":\"ada>>>\",\"Total\":42.50,\"SubmittedAt\":\"2026-12-01T09:30:00+00:00\",\"Lines\":[\"book\",\"pen\"]}";
+
+    /// <summary>The headers an NServiceBus 9 endpoint sends with a published event (names from its Headers class).</summary>
+    private static Dictionary<string, string> Headers(string enclosedMessageTypes) => new()
+    {
+        ["NServiceBus.MessageId"] = MessageId,
+        ["NServiceBus.EnclosedMessageTypes"] = enclosedMessageTypes,
+        ["NServiceBus.ConversationId"] = "conversation-1",
+        ["NServiceBus.CorrelationId"] = "correlation-1",
+        ["NServiceBus.MessageIntent"] = "Publish",
+        ["NServiceBus.OriginatingEndpoint"] = "Sales",
+        ["NServiceBus.TimeSent"] = "2026-12-01 09:30:00:123456 Z",
+        ["NServiceBus.ContentType"] = "application/json",
+        ["Tenant"] = "eu-1",
+    };
+
+    /// <summary>The wrapped transport message, as the transport serializes it (its property order, the default encoder).</summary>
+    private static string Wrapped(string json, Dictionary<string, string> headers)
+        => JsonSerializer.Serialize(new WrappedMessage(Convert.ToBase64String(Encoding.UTF8.GetBytes(json)), null, headers));
+
+    private sealed record WrappedMessage(string Body, string? S3BodyKey, Dictionary<string, string> Headers);
+
+    private static InboundMessageReader Reader(bool fast)
+    {
+        var map = new MessageTypeMap(new SerializationOptions { JsonSerializerContext = InteropJsonContext.Default });
+        map.Add<Order>(TestSerializers.OrderType);
+        map.Add<OrderSubmitted>("interop.order-submitted");
+        map.Add<Shipping.Dispatched>("interop.dispatched");
+        EnvelopeSerializer json = fast ? new Utf8JsonEnvelopeSerializer(map) : new StandardJsonEnvelopeSerializer(map);
+        return TestSerializers.Inbound(json, null, map.Options);
+    }
+
+    private static SqsMessage Message(string body, IReadOnlyDictionary<string, MessageAttributeValue>? attributes = null) => new()
+    {
+        MessageId = "sqs-message-1",
+        ReceiptHandle = "handle-1",
+        Body = body,
+        MessageAttributes = attributes ?? new Dictionary<string, MessageAttributeValue>(),
+        SystemAttributes = new Dictionary<string, string> { ["SentTimestamp"] = "1762180029441" },
+    };
+}
