@@ -33,6 +33,8 @@ public class DeserializeBenchmarks
     private NativeMessageRules _rules = null!;
     private SqsMessage _massTransit = null!;
     private NativeMessageRules _massTransitRules = null!;
+    private SqsMessage _nServiceBus = null!;
+    private NativeMessageRules _nServiceBusRules = null!;
     private byte[] _payload = null!;
 
     public static IEnumerable<int> ItemCountValues => Setup.ItemCounts;
@@ -74,7 +76,34 @@ public class DeserializeBenchmarks
         byte[] massTransit = Missive.Tests.Interop.MassTransitBodies.Serialize(envelope.Message, c => c.CorrelationId = Guid.NewGuid());
         _massTransit = Through(broker, () => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = System.Text.Encoding.UTF8.GetString(massTransit) }));
         _massTransitRules = new NativeMessageRules().WhenS3Notification<OrderPlaced>().WhenMassTransit<OrderPlaced>();
+
+        // NServiceBus's wrapped transport message, as its SQS transport writes it (the default encoder escapes '+').
+        var headers = new Dictionary<string, string>
+        {
+            ["NServiceBus.MessageId"] = Guid.NewGuid().ToString(),
+            ["NServiceBus.EnclosedMessageTypes"] = typeof(OrderPlaced).AssemblyQualifiedName!,
+            ["NServiceBus.ConversationId"] = Guid.NewGuid().ToString(),
+            ["NServiceBus.MessageIntent"] = "Publish",
+            ["NServiceBus.OriginatingEndpoint"] = "Sales",
+            ["NServiceBus.TimeSent"] = "2026-12-01 09:30:00:123456 Z",
+            ["NServiceBus.ContentType"] = "application/json",
+        };
+        string wrapped = JsonSerializer.Serialize(new PlainNServiceBusTransportMessage { Body = _payload, Headers = headers }, BenchJsonContext.Default.PlainNServiceBusTransportMessage);
+        _nServiceBus = Through(broker, () => broker.SendAsync(new SqsSendRequest { QueueName = "q", Body = wrapped }));
+        _nServiceBusRules = new NativeMessageRules().WhenS3Notification<OrderPlaced>().WhenNServiceBus<OrderPlaced>();
     }
+
+    [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the wrapper into plain classes (Body decoded), then the order from Body")]
+    [BenchmarkCategory("NServiceBus")]
+    public OrderPlaced? NServiceBusFloor()
+    {
+        PlainNServiceBusTransportMessage wrapper = JsonSerializer.Deserialize(_nServiceBus.Utf8Body.Span, BenchJsonContext.Default.PlainNServiceBusTransportMessage)!;
+        return JsonSerializer.Deserialize(wrapper.Body, BenchJsonContext.Default.OrderPlaced);
+    }
+
+    [Benchmark(Description = "Missive: NServiceBus wrapped transport message (WhenNServiceBus rule)")]
+    [BenchmarkCategory("NServiceBus")]
+    public MessageEnvelope? NServiceBusMissive() => Setup.Inbound.Read(_nServiceBus, _nServiceBusRules).Envelope;
 
     [Benchmark(Baseline = true, Description = "Floor: JsonSerializer reading the same bytes into plain classes, as MassTransit reads them")]
     [BenchmarkCategory("MassTransit")]

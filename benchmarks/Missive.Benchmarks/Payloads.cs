@@ -70,6 +70,7 @@ public sealed class OrderPlacedReflected
 [JsonSerializable(typeof(PlainCloudEvent))]
 [JsonSerializable(typeof(PlainEventBridgeEvent<PlainCloudEvent>))]
 [JsonSerializable(typeof(PlainEventBridgeEvent<OrderPlaced>))]
+[JsonSerializable(typeof(PlainNServiceBusTransportMessage))]
 public sealed partial class BenchJsonContext : JsonSerializerContext
 {
 }

@@ -103,10 +103,40 @@ public sealed class PlainMassTransitEnvelope<TMessage>
 
     public Dictionary<string, System.Text.Json.JsonElement>? Headers { get; set; }
 
-    public Dictionary<string, string?>? Host { get; set; }
+    public PlainMassTransitHost? Host { get; set; }
+}
+
+/// <summary>The <c>host</c> block MassTransit writes in every envelope.</summary>
+public sealed class PlainMassTransitHost
+{
+    public string? MachineName { get; set; }
+
+    public string? ProcessName { get; set; }
+
+    public int ProcessId { get; set; }
+
+    public string? Assembly { get; set; }
+
+    public string? AssemblyVersion { get; set; }
+
+    public string? FrameworkVersion { get; set; }
+
+    public string? MassTransitVersion { get; set; }
+
+    public string? OperatingSystemVersion { get; set; }
 }
 
 /// <summary>The floor's metadata for MassTransit's bodies: camelCase names read in any case, numbers also from strings, as MassTransit reads them.</summary>
 [JsonSourceGenerationOptions(PropertyNamingPolicy = JsonKnownNamingPolicy.CamelCase, PropertyNameCaseInsensitive = true, NumberHandling = JsonNumberHandling.AllowReadingFromString)]
 [JsonSerializable(typeof(PlainMassTransitEnvelope<OrderPlaced>))]
 public sealed partial class MassTransitFloorContext : JsonSerializerContext;
+
+/// <summary>NServiceBus's wrapped SQS transport message as plain classes (the same-bytes floor): its <c>Body</c> decoded from base64 by System.Text.Json.</summary>
+public sealed class PlainNServiceBusTransportMessage
+{
+    public byte[]? Body { get; set; }
+
+    public string? S3BodyKey { get; set; }
+
+    public Dictionary<string, string>? Headers { get; set; }
+}

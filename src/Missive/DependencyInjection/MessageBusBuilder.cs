@@ -173,6 +173,24 @@ public sealed partial class MessageBusBuilder
     }
 
     /// <summary>
+    /// Publishes messages of type <typeparamref name="T"/> in MassTransit's JSON envelope, for MassTransit consumers on
+    /// the same queues and topics (SQS and SNS publishers; MassTransit does not read EventBridge): <c>messageType</c> the
+    /// URN, <c>message</c> the message's JSON as its registration writes it, <c>messageId</c> the envelope's id (a new
+    /// GUID when the id is not one), <c>sentTime</c> its time, <c>sourceAddress</c> its source when that is an absolute
+    /// URI; the message attributes <c>Content-Type</c> (<c>application/vnd.masstransit+json</c>) and, when the publish
+    /// carries trace context, <c>MT-Activity-Id</c>. A Missive consumer reads it with
+    /// <see cref="NativeMessageRules.WhenMassTransit{T}"/>.
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="messageUrn">The URN, or <c>null</c> for the one MassTransit's convention gives <typeparamref name="T"/>.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder PublishAsMassTransit<T>(string? messageUrn = null)
+    {
+        Bus.PublishedAsMassTransit[typeof(T)] = MassTransitEnvelope.CheckedUrn<T>(messageUrn);
+        return this;
+    }
+
+    /// <summary>
     /// Adds a step around every publish (<see cref="IPublishMiddleware"/>). Steps run in the order they are added, the first
     /// outermost; each is resolved once from the application's service provider (registered as a singleton unless already registered).
     /// </summary>

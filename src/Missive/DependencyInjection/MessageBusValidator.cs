@@ -209,6 +209,23 @@ internal sealed class MessageBusValidator
             }
         }
 
+        foreach (Type published in _bus.PublishedAsMassTransit.Keys)
+        {
+            if (!_bus.Routes.TryGetValue(published, out MessageRoute? route))
+            {
+                problems.Add($"PublishAsMassTransit<{published.Name}>() is set but {published.FullName} has no publisher: add AddSqsPublisher<{published.Name}>(…) or AddSnsPublisher.");
+            }
+            else if (route.Kind == RouteKind.EventBridge)
+            {
+                problems.Add($"PublishAsMassTransit<{published.Name}>() is set but {published.FullName} is published to the event bus '{route.Target}': MassTransit reads SQS and SNS, not EventBridge. Publish it to a queue or a topic.");
+            }
+
+            if (_bus.PublishedWithoutEnvelope.Contains(published))
+            {
+                problems.Add($"{published.FullName} is set both to PublishWithoutEnvelope and to PublishAsMassTransit: choose one.");
+            }
+        }
+
         foreach ((string queue, PollerOptions options) in _bus.Pollers)
         {
             CheckNativeRules(options.NativeMessages, $"The poller of '{queue}'", problems);

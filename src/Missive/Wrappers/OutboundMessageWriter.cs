@@ -152,6 +152,55 @@ public sealed class OutboundMessageWriter
         Time = envelope.Time,
     };
 
+    /// <summary>An SQS send of the message in MassTransit's envelope under <paramref name="urn"/>, with the attributes MassTransit's transport reads.</summary>
+    internal SqsSendRequest ToSqsAsMassTransit<T>(MessageEnvelope<T> envelope, string queueName, string urn, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        QueueName = queueName,
+        Utf8Body = MassTransitJson(envelope, urn),
+        MessageAttributes = MassTransitAttributes(envelope),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
+    /// <summary>An SNS publish of the message in MassTransit's envelope under <paramref name="urn"/>, with the attributes MassTransit's transport reads.</summary>
+    internal SnsPublishRequest ToSnsAsMassTransit<T>(MessageEnvelope<T> envelope, string topic, string urn, string? subject, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        TopicArn = topic,
+        Message = System.Text.Encoding.UTF8.GetString(MassTransitJson(envelope, urn)),
+        Subject = subject,
+        MessageAttributes = MassTransitAttributes(envelope),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
+    /// <summary><c>Content-Type</c>, and the trace context as <c>MT-Activity-Id</c> when the envelope carries one.</summary>
+    private static Dictionary<string, MessageAttributeValue> MassTransitAttributes(MessageEnvelope envelope)
+    {
+        var attributes = new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal)
+        {
+            [MassTransitEnvelope.ContentTypeAttribute] = MessageAttributeValue.FromString(MassTransitEnvelope.ContentType),
+        };
+        if (envelope.ExtensionsOrNull is { } extensions && extensions.TryGetValue(CloudEventAttributeNames.TraceParent, out CloudEventAttributeValue traceParent))
+        {
+            attributes[MassTransitEnvelope.ActivityIdAttribute] = MessageAttributeValue.FromString(traceParent.AsString());
+        }
+
+        return attributes;
+    }
+
+    private byte[] MassTransitJson<T>(MessageEnvelope<T> envelope, string urn)
+    {
+        ArgumentNullException.ThrowIfNull(envelope);
+        MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing in MassTransit's envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
+        var buffer = new ArrayBufferWriter<byte>(512);
+        using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { SkipValidation = true }))
+        {
+            MassTransitEnvelope.Write(writer, envelope, urn, types.Get<T>().Codec);
+        }
+
+        return buffer.WrittenSpan.ToArray();
+    }
+
     private static Dictionary<string, MessageAttributeValue> TypeAttribute(MessageEnvelope envelope)
         => new(StringComparer.Ordinal) { [MessageTypeAttribute] = MessageAttributeValue.FromString(envelope.Type) };
 

@@ -201,6 +201,25 @@ public sealed partial class ReadmeTests
     }
 
     [Fact]
+    public async Task TheMassTransitPublishingSnippet_PublishesWhatMassTransitsDeserializerReads_OnItsTopic()
+    {
+        HostApplicationBuilder builder = Host.CreateApplicationBuilder();
+        builder.Logging.ClearProviders();
+        builder.AddOrdersForMassTransit();
+        using IHost host = builder.Build();
+
+        await host.Services.GetRequiredService<Missive.Bus.IMessagePublisher>().PublishAsync(new OrderPlaced("ORD-13", 7.25m));
+        SqsMessage sent = Assert.Single(await host.Services.GetRequiredService<Missive.InMemory.InMemoryBroker>().ReceiveAsync("masstransit-billing", 1, TimeSpan.Zero));
+
+        MassTransit.SerializerContext context = new MassTransit.Serialization.SystemTextJsonMessageSerializer()
+            .Deserialize(new MassTransit.BytesMessageBody(sent.Utf8Body.ToArray()), MassTransit.Serialization.EmptyHeaders.Instance);
+        Assert.Equal(["urn:message:Shop.Orders:OrderPlaced"], context.SupportedMessageTypes);
+        Assert.True(context.TryGetMessage(out Shop.Orders.OrderPlaced? order)); // the MassTransit side's own type
+        Assert.False(context.TryGetMessage(out OrderPlaced? _)); // MassTransit goes by the URN: another type's is not read
+        Assert.Equal(("ORD-13", 7.25m), (order!.OrderId, order.Total));
+    }
+
+    [Fact]
     public async Task TheNServiceBusSnippet_HandlesTheWrappedTransportMessage_UnderItsBillingMessagesName()
     {
         HostApplicationBuilder builder = Host.CreateApplicationBuilder();

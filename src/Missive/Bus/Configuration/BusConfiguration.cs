@@ -11,6 +11,9 @@ internal sealed class BusConfiguration
     /// <summary>Gets the message types published without an envelope (<c>PublishWithoutEnvelope</c>).</summary>
     public HashSet<Type> PublishedWithoutEnvelope { get; } = [];
 
+    /// <summary>Gets the message types published in MassTransit's envelope, with the message URN each is published under (<c>PublishAsMassTransit</c>).</summary>
+    public Dictionary<Type, string> PublishedAsMassTransit { get; } = [];
+
     /// <summary>Gets the last step of the handling pipeline (the handler) of each message type that has one.</summary>
     public Dictionary<Type, HandleStep> Handlers { get; } = [];
 

@@ -268,6 +268,7 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
         BusTelemetry.InjectTraceContext(envelope);
         long size = -1; // the body's UTF-8 size, once it is written
         bool withoutEnvelope = _configuration.PublishedWithoutEnvelope.Count > 0 && _configuration.PublishedWithoutEnvelope.Contains(typeof(T));
+        string? massTransitUrn = _configuration.PublishedAsMassTransit.Count > 0 ? _configuration.PublishedAsMassTransit.GetValueOrDefault(typeof(T)) : null;
         long started = Stopwatch.GetTimestamp();
         try
         {
@@ -278,7 +279,8 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
                     // A transport done with the body when the call is over (a batch publish's or coalesced send's task,
                     // when its batch call is) gets it in a pooled array, cleared and given back then; any other, in an
                     // array of its own, which it may keep.
-                    SqsSendRequest request = withoutEnvelope ? _writer.ToSqsWithoutEnvelope(envelope, route.Target, groupId, deduplicationId)
+                    SqsSendRequest request = massTransitUrn is not null ? _writer.ToSqsAsMassTransit(envelope, route.Target, massTransitUrn, groupId, deduplicationId)
+                        : withoutEnvelope ? _writer.ToSqsWithoutEnvelope(envelope, route.Target, groupId, deduplicationId)
                         : _transport.IsDoneWithBodiesWhenCallsComplete
                             ? _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId)
                             : _writer.ToSqs(envelope, route.Target, format, groupId, deduplicationId);
@@ -295,7 +297,9 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
                     break;
                 case RouteKind.Sns:
                     SnsPublishRequest publish = WithOptions(
-                        withoutEnvelope ? _writer.ToSnsWithoutEnvelope(envelope, route.Target, options?.SnsSubject, groupId, deduplicationId) : _writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId),
+                        massTransitUrn is not null ? _writer.ToSnsAsMassTransit(envelope, route.Target, massTransitUrn, options?.SnsSubject, groupId, deduplicationId)
+                        : withoutEnvelope ? _writer.ToSnsWithoutEnvelope(envelope, route.Target, options?.SnsSubject, groupId, deduplicationId)
+                        : _writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId),
                         options);
                     size = SizeOf(publish.Message);
                     messageId = await transport.PublishAsync(publish, cancellationToken).ConfigureAwait(false);

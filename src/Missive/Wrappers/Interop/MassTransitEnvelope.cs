@@ -25,6 +25,12 @@ internal static class MassTransitEnvelope
     /// <summary>The SQS message attribute MassTransit puts its trace context in (a W3C <c>traceparent</c> value).</summary>
     public const string ActivityIdAttribute = "MT-Activity-Id";
 
+    /// <summary>The message attribute MassTransit's transport reads the body's format from.</summary>
+    public const string ContentTypeAttribute = "Content-Type";
+
+    /// <summary>The content type of MassTransit's JSON envelope.</summary>
+    public const string ContentType = "application/vnd.masstransit+json";
+
     /// <summary>
     /// The URN MassTransit's convention gives a type: <c>urn:message:</c>, the namespace, <c>:</c>, then the name, nested
     /// types after their declaring types and <c>+</c>, generic arguments as <c>[[Namespace:Name],…]</c> without arity.
@@ -73,6 +79,19 @@ internal static class MassTransitEnvelope
         }
 
         urn.Append(']');
+    }
+
+    /// <summary>The URN given, checked, or the conventional one of <typeparamref name="T"/>.</summary>
+    /// <exception cref="ArgumentException">The URN does not start with <c>urn:message:</c> or names nothing after it.</exception>
+    public static string CheckedUrn<T>(string? messageUrn)
+    {
+        string urn = messageUrn ?? UrnOf(typeof(T));
+        if (!urn.StartsWith(UrnPrefix, StringComparison.Ordinal) || urn.Length == UrnPrefix.Length)
+        {
+            throw new ArgumentException($"'{urn}' is not a message URN: MassTransit's start with '{UrnPrefix}' (e.g. urn:message:Orders:OrderPlaced).", nameof(messageUrn));
+        }
+
+        return urn;
     }
 
     /// <summary>The reader options for MassTransit's JSON: the application's limits, with comments and trailing commas allowed as MassTransit allows them.</summary>
@@ -258,6 +277,35 @@ internal static class MassTransitEnvelope
         => reader.TokenType == JsonTokenType.Null ? null
             : reader.TokenType == JsonTokenType.String && reader.TryGetDateTimeOffset(out DateTimeOffset time) ? time
             : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not an ISO 8601 time", reader.TokenStartIndex);
+
+    /// <summary>
+    /// Writes <paramref name="envelope"/> as MassTransit's envelope: <c>messageId</c> its id (a new GUID when the id is not
+    /// one, as MassTransit's ids are), <c>sourceAddress</c> its source when that is an absolute URI, <c>messageType</c>
+    /// the URN, <c>message</c> as <paramref name="codec"/> writes it, <c>sentTime</c> its time, and empty <c>headers</c>.
+    /// </summary>
+    public static void Write<T>(Utf8JsonWriter writer, MessageEnvelope<T> envelope, string urn, Serialization.Payloads.PayloadCodec<T> codec)
+    {
+        writer.WriteStartObject();
+        writer.WriteString("messageId"u8, Guid.TryParse(envelope.Id, out Guid id) ? id : Guid.NewGuid());
+        if (Uri.TryCreate(envelope.Source, UriKind.Absolute, out _))
+        {
+            writer.WriteString("sourceAddress"u8, envelope.Source);
+        }
+
+        writer.WriteStartArray("messageType"u8);
+        writer.WriteStringValue(urn);
+        writer.WriteEndArray();
+        writer.WritePropertyName("message"u8);
+        codec.WriteJsonValue(writer, envelope.Message);
+        if (envelope.Time is { } time)
+        {
+            writer.WriteString("sentTime"u8, time.ToUniversalTime().UtcDateTime);
+        }
+
+        writer.WriteStartObject("headers"u8);
+        writer.WriteEndObject();
+        writer.WriteEndObject();
+    }
 
     /// <summary>The <c>headers</c> object: strings as their text, other values as their JSON, <c>null</c> values left out.</summary>
     private static IReadOnlyDictionary<string, string> ReadHeaders(ref Utf8JsonReader reader, ReadOnlySpan<byte> body)

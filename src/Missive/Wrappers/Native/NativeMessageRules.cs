@@ -201,12 +201,7 @@ public sealed class NativeMessageRules
     /// <exception cref="InvalidOperationException">The URN is already matched by a rule for another type, or the type by a rule for another URN.</exception>
     public NativeMessageRules WhenMassTransit<T>(string? messageUrn = null)
     {
-        string urn = messageUrn ?? MassTransitEnvelope.UrnOf(typeof(T));
-        if (!urn.StartsWith(MassTransitEnvelope.UrnPrefix, StringComparison.Ordinal) || urn.Length == MassTransitEnvelope.UrnPrefix.Length)
-        {
-            throw new ArgumentException($"'{urn}' is not a message URN: MassTransit's start with '{MassTransitEnvelope.UrnPrefix}' (e.g. urn:message:Orders:OrderPlaced).", nameof(messageUrn));
-        }
-
+        string urn = MassTransitEnvelope.CheckedUrn<T>(messageUrn);
         CheckOneNamePerType<T>(urn, static rule => rule.MassTransitUrn, "MassTransit message URN");
         Add<T>($"MassTransit message {urn}", (ref NativeCandidate c) => c.MassTransitMessageTypes() is { } urns && Array.IndexOf(urns, urn) >= 0);
         _rules[^1] = _rules[^1] with { MassTransitUrn = urn };

@@ -38,3 +38,21 @@ public sealed class OrderSubmittedHandler : IMessageHandler<OrderSubmitted>
         return Task.CompletedTask;
     }
 }
+
+/// <summary>Orders published for the MassTransit services that still consume them, on the topic MassTransit's naming gives.</summary>
+public static class OrdersForMassTransit
+{
+    public static void AddOrdersForMassTransit(this HostApplicationBuilder builder)
+    {
+        builder.Services.AddMessageBus(bus => bus
+            .AddMessageType<OrderPlaced>("Orders.OrderPlaced")
+            .AddSnsPublisher<OrderPlaced>("Shop_Orders-OrderPlaced")
+            .PublishAsMassTransit<OrderPlaced>("urn:message:Shop.Orders:OrderPlaced")
+            .UseInMemoryBroker(broker =>
+            {
+                broker.CreateTopic("Shop_Orders-OrderPlaced");
+                broker.CreateQueue("masstransit-billing");
+                broker.Subscribe("Shop_Orders-OrderPlaced", "masstransit-billing", rawMessageDelivery: true);
+            }));
+    }
+}
