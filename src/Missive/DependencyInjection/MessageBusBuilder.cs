@@ -191,6 +191,24 @@ public sealed partial class MessageBusBuilder
     }
 
     /// <summary>
+    /// Publishes messages of type <typeparamref name="T"/> as NServiceBus's SQS transport sends them unwrapped, for
+    /// NServiceBus endpoints on the same queues and topics (SQS and SNS publishers): the body is the message's JSON as its
+    /// registration writes it; the <c>NServiceBus.MessageId</c> attribute is the envelope's id; the
+    /// <c>NServiceBus.AmazonSQS.Headers</c> attribute holds <c>NServiceBus.EnclosedMessageTypes</c> (the full name),
+    /// <c>NServiceBus.ContentType</c>, <c>NServiceBus.TimeSent</c> (its format), <c>NServiceBus.MessageIntent</c>
+    /// (<c>Send</c> to a queue, <c>Publish</c> to a topic) and the publish's <c>traceparent</c>. A Missive consumer reads
+    /// it with <see cref="NativeMessageRules.WhenNServiceBus{T}"/>.
+    /// </summary>
+    /// <typeparam name="T">The message type.</typeparam>
+    /// <param name="messageTypeFullName">The full name the NServiceBus side gives the type, or <c>null</c> for <typeparamref name="T"/>'s own.</param>
+    /// <returns>This builder.</returns>
+    public MessageBusBuilder PublishAsNServiceBus<T>(string? messageTypeFullName = null)
+    {
+        Bus.PublishedAsNServiceBus[typeof(T)] = NServiceBusMessage.CheckedName<T>(messageTypeFullName);
+        return this;
+    }
+
+    /// <summary>
     /// Adds a step around every publish (<see cref="IPublishMiddleware"/>). Steps run in the order they are added, the first
     /// outermost; each is resolved once from the application's service provider (registered as a singleton unless already registered).
     /// </summary>

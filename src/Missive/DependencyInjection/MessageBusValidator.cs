@@ -209,20 +209,29 @@ internal sealed class MessageBusValidator
             }
         }
 
-        foreach (Type published in _bus.PublishedAsMassTransit.Keys)
+        CheckForeignShape(_bus.PublishedAsMassTransit.Keys, "PublishAsMassTransit", "MassTransit", problems);
+        CheckForeignShape(_bus.PublishedAsNServiceBus.Keys, "PublishAsNServiceBus", "NServiceBus's SQS transport", problems);
+        foreach (Type published in _bus.Routes.Keys)
         {
-            if (!_bus.Routes.TryGetValue(published, out MessageRoute? route))
-            {
-                problems.Add($"PublishAsMassTransit<{published.Name}>() is set but {published.FullName} has no publisher: add AddSqsPublisher<{published.Name}>(…) or AddSnsPublisher.");
-            }
-            else if (route.Kind == RouteKind.EventBridge)
-            {
-                problems.Add($"PublishAsMassTransit<{published.Name}>() is set but {published.FullName} is published to the event bus '{route.Target}': MassTransit reads SQS and SNS, not EventBridge. Publish it to a queue or a topic.");
-            }
-
+            var shapes = new List<string>(3);
             if (_bus.PublishedWithoutEnvelope.Contains(published))
             {
-                problems.Add($"{published.FullName} is set both to PublishWithoutEnvelope and to PublishAsMassTransit: choose one.");
+                shapes.Add("PublishWithoutEnvelope");
+            }
+
+            if (_bus.PublishedAsMassTransit.ContainsKey(published))
+            {
+                shapes.Add("PublishAsMassTransit");
+            }
+
+            if (_bus.PublishedAsNServiceBus.ContainsKey(published))
+            {
+                shapes.Add("PublishAsNServiceBus");
+            }
+
+            if (shapes.Count > 1)
+            {
+                problems.Add($"{published.FullName} is set to {string.Join(" and to ", shapes)}: a type is published in one shape; choose one.");
             }
         }
 
@@ -238,6 +247,22 @@ internal sealed class MessageBusValidator
     }
 
     /// <summary>Every type a native message rule names is registered and handled: else each message it matches could only be retried.</summary>
+    /// <summary>Each type published in another bus's shape needs a queue or topic publisher: those buses read SQS and SNS, not EventBridge.</summary>
+    private void CheckForeignShape(IEnumerable<Type> types, string method, string reader, UniqueList problems)
+    {
+        foreach (Type published in types)
+        {
+            if (!_bus.Routes.TryGetValue(published, out MessageRoute? route))
+            {
+                problems.Add($"{method}<{published.Name}>() is set but {published.FullName} has no publisher: add AddSqsPublisher<{published.Name}>(…) or AddSnsPublisher.");
+            }
+            else if (route.Kind == RouteKind.EventBridge)
+            {
+                problems.Add($"{method}<{published.Name}>() is set but {published.FullName} is published to the event bus '{route.Target}': {reader} reads SQS and SNS, not EventBridge. Publish it to a queue or a topic.");
+            }
+        }
+    }
+
     private void CheckNativeRules(NativeMessageRules rules, string reader, UniqueList problems)
     {
         foreach (NativeMessageRule rule in rules.Rules)

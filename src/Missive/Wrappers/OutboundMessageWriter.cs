@@ -173,6 +173,27 @@ public sealed class OutboundMessageWriter
         MessageDeduplicationId = messageDeduplicationId,
     };
 
+    /// <summary>An SQS send of the message as NServiceBus's transport sends one unwrapped (its body, its id and headers in attributes).</summary>
+    internal SqsSendRequest ToSqsAsNServiceBus<T>(MessageEnvelope<T> envelope, string queueName, string fullName, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        QueueName = queueName,
+        Utf8Body = MessageJson(envelope),
+        MessageAttributes = NServiceBusMessage.AttributesOf(envelope, fullName, published: false),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
+    /// <summary>An SNS publish of the message as NServiceBus's transport publishes one unwrapped (its body, its id and headers in attributes).</summary>
+    internal SnsPublishRequest ToSnsAsNServiceBus<T>(MessageEnvelope<T> envelope, string topic, string fullName, string? subject, string? messageGroupId, string? messageDeduplicationId) => new()
+    {
+        TopicArn = topic,
+        Message = System.Text.Encoding.UTF8.GetString(MessageJson(envelope)),
+        Subject = subject,
+        MessageAttributes = NServiceBusMessage.AttributesOf(envelope, fullName, published: true),
+        MessageGroupId = messageGroupId,
+        MessageDeduplicationId = messageDeduplicationId,
+    };
+
     /// <summary><c>Content-Type</c>, and the trace context as <c>MT-Activity-Id</c> when the envelope carries one.</summary>
     private static Dictionary<string, MessageAttributeValue> MassTransitAttributes(MessageEnvelope envelope)
     {

@@ -104,7 +104,7 @@ public sealed class MassTransitPublishingTests
 
         Assert.Contains("MassTransit reads SQS and SNS, not EventBridge", error.Message, StringComparison.Ordinal);
         Assert.Contains("PublishAsMassTransit<Dispatched>() is set but", error.Message, StringComparison.Ordinal);
-        Assert.Contains("both to PublishWithoutEnvelope and to PublishAsMassTransit", error.Message, StringComparison.Ordinal);
+        Assert.Contains("is set to PublishWithoutEnvelope and to PublishAsMassTransit", error.Message, StringComparison.Ordinal);
     }
 
     private static InboundMessageReader TestReader()

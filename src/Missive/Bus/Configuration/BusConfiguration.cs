@@ -14,6 +14,9 @@ internal sealed class BusConfiguration
     /// <summary>Gets the message types published in MassTransit's envelope, with the message URN each is published under (<c>PublishAsMassTransit</c>).</summary>
     public Dictionary<Type, string> PublishedAsMassTransit { get; } = [];
 
+    /// <summary>Gets the message types published as NServiceBus messages, with the full type name each is published under (<c>PublishAsNServiceBus</c>).</summary>
+    public Dictionary<Type, string> PublishedAsNServiceBus { get; } = [];
+
     /// <summary>Gets the last step of the handling pipeline (the handler) of each message type that has one.</summary>
     public Dictionary<Type, HandleStep> Handlers { get; } = [];
 

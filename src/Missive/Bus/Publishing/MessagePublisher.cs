@@ -269,6 +269,7 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
         long size = -1; // the body's UTF-8 size, once it is written
         bool withoutEnvelope = _configuration.PublishedWithoutEnvelope.Count > 0 && _configuration.PublishedWithoutEnvelope.Contains(typeof(T));
         string? massTransitUrn = _configuration.PublishedAsMassTransit.Count > 0 ? _configuration.PublishedAsMassTransit.GetValueOrDefault(typeof(T)) : null;
+        string? nServiceBusType = _configuration.PublishedAsNServiceBus.Count > 0 ? _configuration.PublishedAsNServiceBus.GetValueOrDefault(typeof(T)) : null;
         long started = Stopwatch.GetTimestamp();
         try
         {
@@ -280,6 +281,7 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
                     // when its batch call is) gets it in a pooled array, cleared and given back then; any other, in an
                     // array of its own, which it may keep.
                     SqsSendRequest request = massTransitUrn is not null ? _writer.ToSqsAsMassTransit(envelope, route.Target, massTransitUrn, groupId, deduplicationId)
+                        : nServiceBusType is not null ? _writer.ToSqsAsNServiceBus(envelope, route.Target, nServiceBusType, groupId, deduplicationId)
                         : withoutEnvelope ? _writer.ToSqsWithoutEnvelope(envelope, route.Target, groupId, deduplicationId)
                         : _transport.IsDoneWithBodiesWhenCallsComplete
                             ? _writer.ToSqsOnRentedBody(envelope, route.Target, format, groupId, deduplicationId)
@@ -298,6 +300,7 @@ internal sealed partial class MessagePublisher : IMessagePublisher, IDisposable
                 case RouteKind.Sns:
                     SnsPublishRequest publish = WithOptions(
                         massTransitUrn is not null ? _writer.ToSnsAsMassTransit(envelope, route.Target, massTransitUrn, options?.SnsSubject, groupId, deduplicationId)
+                        : nServiceBusType is not null ? _writer.ToSnsAsNServiceBus(envelope, route.Target, nServiceBusType, options?.SnsSubject, groupId, deduplicationId)
                         : withoutEnvelope ? _writer.ToSnsWithoutEnvelope(envelope, route.Target, options?.SnsSubject, groupId, deduplicationId)
                         : _writer.ToSns(envelope, route.Target, format, options?.SnsSubject, groupId, deduplicationId),
                         options);

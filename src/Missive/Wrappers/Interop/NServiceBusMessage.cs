@@ -163,6 +163,48 @@ internal sealed class NServiceBusMessage
         return headers;
     }
 
+    /// <summary>The full name given (up to its assembly), or <typeparamref name="T"/>'s own.</summary>
+    /// <exception cref="ArgumentException">The name is empty, or <typeparamref name="T"/> has no full name and none is given.</exception>
+    public static string CheckedName<T>(string? messageTypeFullName)
+    {
+        string name = messageTypeFullName ?? typeof(T).FullName ?? throw new ArgumentException($"{typeof(T).Name} has no full name: give the name the NServiceBus side uses.", nameof(messageTypeFullName));
+        ArgumentException.ThrowIfNullOrWhiteSpace(name, nameof(messageTypeFullName));
+        return FullNameOf(name);
+    }
+
+    /// <summary>
+    /// The attributes of a message sent as NServiceBus's SQS transport sends one unwrapped: its id in
+    /// <c>NServiceBus.MessageId</c>, its headers as JSON in <c>NServiceBus.AmazonSQS.Headers</c>.
+    /// </summary>
+    public static Dictionary<string, MessageAttributeValue> AttributesOf(MessageEnvelope envelope, string fullName, bool published)
+    {
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>(256);
+        using (var writer = new Utf8JsonWriter(buffer))
+        {
+            writer.WriteStartObject();
+            writer.WriteString(EnclosedMessageTypesHeader, fullName);
+            writer.WriteString("NServiceBus.ContentType", ContentTypes.ApplicationJson);
+            writer.WriteString("NServiceBus.MessageIntent", published ? "Publish" : "Send");
+            if (envelope.Time is { } time)
+            {
+                writer.WriteString("NServiceBus.TimeSent", time.ToUniversalTime().ToString(TimeSentFormat, CultureInfo.InvariantCulture));
+            }
+
+            if (envelope.ExtensionsOrNull is { } extensions && extensions.TryGetValue(CloudEventAttributeNames.TraceParent, out CloudEventAttributeValue traceParent))
+            {
+                writer.WriteString(CloudEventAttributeNames.TraceParent, traceParent.AsString());
+            }
+
+            writer.WriteEndObject();
+        }
+
+        return new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal)
+        {
+            [MessageIdHeader] = MessageAttributeValue.FromString(envelope.Id),
+            [HeadersAttribute] = MessageAttributeValue.FromString(System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan)),
+        };
+    }
+
     /// <summary>
     /// A type's full name from an <c>EnclosedMessageTypes</c> entry: the entry up to its first comma outside brackets
     /// (<c>Ns.Outer+Inner, Assembly, Version=…</c> gives <c>Ns.Outer+Inner</c>; a generic's arguments keep theirs).

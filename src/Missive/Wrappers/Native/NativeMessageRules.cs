@@ -229,9 +229,7 @@ public sealed class NativeMessageRules
     /// <exception cref="InvalidOperationException">The name is already matched by a rule for another type, or the type by a rule for another name.</exception>
     public NativeMessageRules WhenNServiceBus<T>(string? messageTypeFullName = null)
     {
-        string name = messageTypeFullName ?? typeof(T).FullName ?? throw new ArgumentException($"{typeof(T).Name} has no full name: give the name the NServiceBus side sends.", nameof(messageTypeFullName));
-        ArgumentException.ThrowIfNullOrWhiteSpace(name, nameof(messageTypeFullName));
-        name = NServiceBusMessage.FullNameOf(name);
+        string name = NServiceBusMessage.CheckedName<T>(messageTypeFullName);
         CheckOneNamePerType<T>(name, static rule => rule.NServiceBusTypeName, "NServiceBus message type");
         Add<T>($"NServiceBus message {name}", (ref NativeCandidate c) => c.NServiceBus() is { } message && Array.IndexOf(message.EnclosedTypeNames, name) >= 0);
         _rules[^1] = _rules[^1] with { NServiceBusTypeName = name };
