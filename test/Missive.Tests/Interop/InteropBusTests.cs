@@ -2,6 +2,7 @@ using System;
 using System.Collections.Generic;
 using System.Linq;
 using System.Text;
+using System.Text.Json.Nodes;
 using System.Threading.Tasks;
 using Missive.Bus;
 using MassTransit;
@@ -130,6 +131,42 @@ public sealed class InteropBusTests
         Assert.False(seen.Single<Order>().IsNative);
         Assert.Equal(0, broker.GetQueue("shared").Count);
     }
+
+    [Fact]
+    public async Task TheLambdaProcessor_ReadsBothBusesRecords_AndReportsOnlyTheOneNoRuleNames()
+    {
+        var seen = new HandledEnvelopes();
+        var services = new ServiceCollection();
+        services.AddSingleton(seen);
+        services.AddMessageBus(bus => Register(bus)
+            .AddMessageType<Order>(TestSerializers.OrderType)
+            .ConfigureLambdaProcessor(o => o.NativeMessages.WhenMassTransit<OrderSubmitted>().WhenNServiceBus<Shipping.Dispatched>()));
+        await using ServiceProvider provider = services.BuildServiceProvider();
+        var typeAttribute = new JsonObject { ["MessageTypeFullName"] = new JsonObject { ["stringValue"] = typeof(Shipping.Dispatched).FullName, ["dataType"] = "String" } };
+        var records = new JsonArray(
+            Record("m-mt", Text(MassTransitBodies.Serialize(Submitted(7))), new JsonObject()),
+            Record("m-nsb", "{\"Parcel\":\"P-8\",\"Items\":8}", typeAttribute),
+            Record("m-unknown", Text(MassTransitBodies.Serialize(new Batch<int>([1]))), new JsonObject()));
+
+        Missive.Lambda.SqsBatchResponse response = await provider.GetRequiredService<Missive.Lambda.SqsEventProcessor>().ProcessAsync(Encoding.UTF8.GetBytes(new JsonObject { ["Records"] = records }.ToJsonString()));
+
+        Assert.Equal(["m-unknown"], response.BatchItemFailures.Select(f => f.ItemIdentifier));
+        Assert.Equal(7m, seen.Single<OrderSubmitted>().Message.Total);
+        Assert.Equal("P-8", seen.Single<Shipping.Dispatched>().Message.Parcel);
+    }
+
+    private static JsonObject Record(string id, string body, JsonObject attributes) => new()
+    {
+        ["messageId"] = id,
+        ["receiptHandle"] = "handle-" + id,
+        ["body"] = body,
+        ["attributes"] = new JsonObject { ["ApproximateReceiveCount"] = "1", ["SentTimestamp"] = "1545082649183" },
+        ["messageAttributes"] = attributes,
+        ["md5OfBody"] = "",
+        ["eventSource"] = "aws:sqs",
+        ["eventSourceARN"] = "arn:aws:sqs:us-east-2:123456789012:billing",
+        ["awsRegion"] = "us-east-2",
+    };
 
     private static OrderSubmitted Submitted(int total) => new(Guid.NewGuid(), "ada", total, DateTimeOffset.UnixEpoch, []);
 
