@@ -49,6 +49,7 @@ public sealed class NServiceBusReaderTests
         Assert.Equal(("conversation-1", "correlation-1", "Publish", "Sales"), (nsb.ConversationId, nsb.CorrelationId, nsb.MessageIntent, nsb.OriginatingEndpoint));
         Assert.Equal([typeof(OrderSubmitted).FullName + Assembly, "Missive.Tests.Interop.IOrderEvent" + Assembly], nsb.EnclosedMessageTypes);
         Assert.Equal("eu-1", nsb.Headers["Tenant"]);
+        Assert.Equal("00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01", envelope.Extensions[CloudEventAttributeNames.TraceParent].AsString()); // NServiceBus 8+ sends W3C trace context so
     }
 
     [Theory]
@@ -185,6 +186,7 @@ public sealed class NServiceBusReaderTests
         ["NServiceBus.OriginatingEndpoint"] = "Sales",
         ["NServiceBus.TimeSent"] = "2026-12-01 09:30:00:123456 Z",
         ["NServiceBus.ContentType"] = "application/json",
+        ["traceparent"] = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01",
         ["Tenant"] = "eu-1",
     };
 

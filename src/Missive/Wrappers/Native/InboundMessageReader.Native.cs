@@ -155,7 +155,7 @@ public sealed partial class InboundMessageReader
             if (matched)
             {
                 MessageTypeInfo info = rule.Registration(_types!);
-                return rule.MassTransitUrn is not null ? ReadMassTransitAs(info, payload, candidate.MassTransitMessageTypes()!, ref state)
+                return rule.MassTransitUrn is not null ? ReadMassTransitAs(info, payload, candidate.MassTransitMessageTypes()!, candidate.Attributes, ref state)
                     : rule.NServiceBusTypeName is not null ? ReadNServiceBusAs(info, payload, candidate.NServiceBus()!, candidate.Attributes, ref state)
                     : ReadNativeAs(info, payload, ref state, type: null);
             }
@@ -194,7 +194,17 @@ public sealed partial class InboundMessageReader
         envelope.Time = metadata.TimeSent ?? envelope.Time;
         envelope.Source = string.IsNullOrEmpty(metadata.OriginatingEndpoint) ? envelope.Source : metadata.OriginatingEndpoint;
         envelope.NServiceBusMetadata = metadata;
+        ContinueTrace(envelope, metadata.Headers.GetValueOrDefault(CloudEventAttributeNames.TraceParent));
         return envelope;
+    }
+
+    /// <summary>The trace context another bus sent (a W3C <c>traceparent</c> value), as the envelope's: the handler's activity continues it.</summary>
+    private static void ContinueTrace(MessageEnvelope envelope, string? traceParent)
+    {
+        if (!string.IsNullOrEmpty(traceParent))
+        {
+            envelope.Extensions[CloudEventAttributeNames.TraceParent] = CloudEventAttributeValue.FromString(traceParent);
+        }
     }
 
     /// <summary>
@@ -202,7 +212,7 @@ public sealed partial class InboundMessageReader
     /// source address where it has them (else what the message carried, as for a native message), its trace context
     /// from the <c>MT-Activity-Id</c> attribute.
     /// </summary>
-    private MessageEnvelope ReadMassTransitAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, string[] messageTypes, ref UnwrapState state)
+    private MessageEnvelope ReadMassTransitAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, string[] messageTypes, IReadOnlyDictionary<string, MessageAttributeValue> attributes, ref UnwrapState state)
     {
         (MessageEnvelope envelope, MassTransitMetadata metadata) = MassTransitEnvelope.Read(info, payload.Span, messageTypes, _settings.JsonReaderOptions, _settings.LogMessageContent);
         AsNative(envelope, info.Identifier, ref state);
@@ -210,10 +220,9 @@ public sealed partial class InboundMessageReader
         envelope.Time = metadata.SentTime ?? envelope.Time;
         envelope.Source = string.IsNullOrEmpty(metadata.SourceAddress) ? envelope.Source : metadata.SourceAddress;
         envelope.MassTransitMetadata = metadata;
-        IReadOnlyDictionary<string, MessageAttributeValue> attributes = state.Message.MessageAttributes.Count > 0 || state.Sns is null ? state.Message.MessageAttributes : state.Sns.MessageAttributes;
-        if (attributes.TryGetValue(MassTransitEnvelope.ActivityIdAttribute, out MessageAttributeValue? activity) && !activity.IsBinary && !string.IsNullOrEmpty(activity.StringValue))
+        if (attributes.TryGetValue(MassTransitEnvelope.ActivityIdAttribute, out MessageAttributeValue? activity) && !activity.IsBinary)
         {
-            envelope.Extensions[CloudEventAttributeNames.TraceParent] = CloudEventAttributeValue.FromString(activity.StringValue);
+            ContinueTrace(envelope, activity.StringValue);
         }
 
         return envelope;
