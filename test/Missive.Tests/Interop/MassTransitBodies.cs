@@ -16,4 +16,9 @@ internal static class MassTransitBodies
         var serializer = new SystemTextJsonMessageSerializer();
         return serializer.GetMessageBody(context).GetBytes();
     }
+
+    /// <summary>What MassTransit's raw JSON serializer writes: the message alone.</summary>
+    public static byte[] SerializeRaw<T>(T message)
+        where T : class
+        => new SystemTextJsonRawMessageSerializer().GetMessageBody(new MessageSendContext<T>(message)).GetBytes();
 }

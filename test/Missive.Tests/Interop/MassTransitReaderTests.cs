@@ -154,6 +154,36 @@ public sealed class MassTransitReaderTests
 
     [Theory]
     [MemberData(nameof(Serializers))]
+    public void AMessageMassTransitSentRaw_IsReadByItsMtMessageTypeAttribute(bool fast)
+    {
+        // The body from MassTransit's own raw JSON serializer; the attributes its SQS transport sets for it (its source:
+        // MessageId, CorrelationId, ConversationId, MT-MessageType joined by ';', MT-Source-Address, Content-Type).
+        byte[] body = MassTransitBodies.SerializeRaw(Submitted());
+        Guid messageId = Guid.NewGuid(), correlation = Guid.NewGuid();
+        var attributes = new Dictionary<string, MessageAttributeValue>
+        {
+            ["MessageId"] = MessageAttributeValue.FromString(messageId.ToString()),
+            ["CorrelationId"] = MessageAttributeValue.FromString(correlation.ToString()),
+            ["MT-MessageType"] = MessageAttributeValue.FromString(MessageUrn.ForTypeString<OrderSubmitted>() + ";urn:message:Missive.Tests.Interop:IOrderEvent"),
+            ["MT-Source-Address"] = MessageAttributeValue.FromString("amazonsqs://eu-west-1/orders"),
+            ["Content-Type"] = MessageAttributeValue.FromString("application/json"),
+            ["Tenant"] = MessageAttributeValue.FromString("eu-1"),
+        };
+
+        InboundMessage inbound = Reader(fast).Read(Message(body, attributes), Rules());
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(inbound.Envelope);
+        Assert.Equal((OrderId, "ada", 42.50m), (envelope.Message.OrderId, envelope.Message.Customer, envelope.Message.Total));
+        Assert.Equal(messageId.ToString(), envelope.Id);
+        Assert.Equal("amazonsqs://eu-west-1/orders", envelope.Source);
+        Assert.Equal(correlation, envelope.MassTransitMetadata!.CorrelationId);
+        Assert.Equal([MessageUrn.ForTypeString<OrderSubmitted>(), "urn:message:Missive.Tests.Interop:IOrderEvent"], envelope.MassTransitMetadata.MessageTypes);
+        Assert.Equal("eu-1", envelope.MassTransitMetadata.Headers["Tenant"]);
+        Assert.False(envelope.MassTransitMetadata.Headers.ContainsKey("MT-MessageType"));
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
     public void AnEnvelopeOnTheSameQueue_IsStillReadAsAnEnvelope(bool fast)
     {
         using var serializer = new Utf8JsonEnvelopeSerializer(Map());

@@ -25,6 +25,9 @@ internal static class MassTransitEnvelope
     /// <summary>The SQS message attribute MassTransit puts its trace context in (a W3C <c>traceparent</c> value).</summary>
     public const string ActivityIdAttribute = "MT-Activity-Id";
 
+    /// <summary>The message attribute that names a raw message's URNs (joined by <c>;</c>), as MassTransit's raw JSON serializer sends them.</summary>
+    public const string RawMessageTypeAttribute = "MT-MessageType";
+
     /// <summary>The message attribute MassTransit's transport reads the body's format from.</summary>
     public const string ContentTypeAttribute = "Content-Type";
 
@@ -137,6 +140,44 @@ internal static class MassTransitEnvelope
 
         return null;
     }
+
+    /// <summary>The URNs of a message MassTransit sent raw (its <c>MT-MessageType</c> attribute, joined by <c>;</c>), or <c>null</c>.</summary>
+    public static string[]? RawMessageTypes(IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+        => attributes.Count > 0 && attributes.TryGetValue(RawMessageTypeAttribute, out MessageAttributeValue? value) && value.StringValue is { Length: > 0 } urns
+            ? urns.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries)
+            : null;
+
+    /// <summary>
+    /// What a message MassTransit sent raw carried beside it, from its attributes: <c>MessageId</c>, <c>CorrelationId</c>,
+    /// <c>ConversationId</c>, <c>MT-Source-Address</c>, and every other string attribute as a header.
+    /// </summary>
+    /// <exception cref="InvalidEnvelopeException">An id attribute is not a GUID.</exception>
+    public static MassTransitMetadata RawMetadata(IReadOnlyDictionary<string, MessageAttributeValue> attributes, string[] messageTypes)
+    {
+        Dictionary<string, string>? headers = null;
+        foreach ((string name, MessageAttributeValue value) in attributes)
+        {
+            if (!value.IsBinary && value.StringValue is { } text && name is not ("MessageId" or "CorrelationId" or "ConversationId" or "MT-Source-Address" or RawMessageTypeAttribute or ContentTypeAttribute))
+            {
+                (headers ??= new Dictionary<string, string>(StringComparer.Ordinal))[name] = text;
+            }
+        }
+
+        return new MassTransitMetadata
+        {
+            MessageId = GuidAttribute(attributes, "MessageId"),
+            CorrelationId = GuidAttribute(attributes, "CorrelationId"),
+            ConversationId = GuidAttribute(attributes, "ConversationId"),
+            SourceAddress = attributes.TryGetValue("MT-Source-Address", out MessageAttributeValue? source) ? source.StringValue : null,
+            MessageTypes = messageTypes,
+            Headers = headers is null ? ReadOnlyDictionary<string, string>.Empty : headers,
+        };
+    }
+
+    private static Guid? GuidAttribute(IReadOnlyDictionary<string, MessageAttributeValue> attributes, string name)
+        => !attributes.TryGetValue(name, out MessageAttributeValue? value) || value.StringValue is not { } text ? null
+            : Guid.TryParse(text, out Guid id) ? id
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The {name} attribute of a message MassTransit sent raw is not a GUID", attribute: name);
 
     /// <summary>The strings of the array the reader is on, or <c>null</c> when an element is not a string.</summary>
     private static string[]? ReadUrns(ref Utf8JsonReader reader)

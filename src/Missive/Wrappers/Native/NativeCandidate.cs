@@ -15,6 +15,7 @@ internal ref struct NativeCandidate
     private bool _s3EventNameRead;
     private string[]? _massTransitTypes;
     private bool _massTransitTypesRead;
+    private bool _massTransitRaw;
     private NServiceBusMessage? _nServiceBus;
     private bool _nServiceBusRead;
 
@@ -64,19 +65,29 @@ internal ref struct NativeCandidate
     }
 
     /// <summary>
-    /// The <c>messageType</c> URNs when the body is a MassTransit envelope, else <c>null</c>; read once for every rule
-    /// that asks (and for the reader of the envelope).
+    /// The message URNs when the body is a MassTransit envelope (its <c>messageType</c>) or a message MassTransit sent raw
+    /// (its <c>MT-MessageType</c> attribute; see <see cref="IsMassTransitRaw"/>), else <c>null</c>; read once for every
+    /// rule that asks (and for the reader).
     /// </summary>
     public string[]? MassTransitMessageTypes()
     {
         if (!_massTransitTypesRead)
         {
             _massTransitTypes = MassTransitEnvelope.MessageTypes(Body, _options);
+            if (_massTransitTypes is null && MassTransitEnvelope.RawMessageTypes(Attributes) is { } raw)
+            {
+                _massTransitTypes = raw;
+                _massTransitRaw = true;
+            }
+
             _massTransitTypesRead = true;
         }
 
         return _massTransitTypes;
     }
+
+    /// <summary>Gets whether <see cref="MassTransitMessageTypes"/> came from the attribute of a message MassTransit sent raw: the body is the message alone.</summary>
+    public readonly bool IsMassTransitRaw => _massTransitRaw;
 
     /// <summary>The NServiceBus message the body and attributes make, or <c>null</c>; recognised once for every rule that asks (and for the reader).</summary>
     public NServiceBusMessage? NServiceBus()

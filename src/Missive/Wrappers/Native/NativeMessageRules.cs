@@ -188,7 +188,8 @@ public sealed class NativeMessageRules
     /// <c>messageId</c>, <c>sentTime</c> and <c>sourceAddress</c> as the envelope's <see cref="MessageEnvelope.Id"/>,
     /// <see cref="MessageEnvelope.Time"/> and <see cref="MessageEnvelope.Source"/>, the rest in
     /// <see cref="MessageEnvelope.MassTransitMetadata"/>, and the trace context of its <c>MT-Activity-Id</c> attribute
-    /// continued as the envelope's <c>traceparent</c>.
+    /// continued as the envelope's <c>traceparent</c>. A message MassTransit sent with its raw JSON serializer (the message
+    /// alone, its URNs in the <c>MT-MessageType</c> attribute) is read by the same rule.
     /// </summary>
     /// <typeparam name="T">The registered message type.</typeparam>
     /// <param name="messageUrn">
