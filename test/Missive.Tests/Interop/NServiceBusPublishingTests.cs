@@ -61,6 +61,30 @@ public sealed class NServiceBusPublishingTests
     }
 
     [Fact]
+    public async Task ThePublishsTraceContext_TravelsAsTheTraceparentHeader_AndIsContinuedOnRead()
+    {
+        using var source = new System.Diagnostics.ActivitySource("tests.nservicebus");
+        using var listener = new System.Diagnostics.ActivityListener { ShouldListenTo = _ => true, Sample = (ref System.Diagnostics.ActivityCreationOptions<System.Diagnostics.ActivityContext> _) => System.Diagnostics.ActivitySamplingResult.AllDataAndRecorded };
+        System.Diagnostics.ActivitySource.AddActivityListener(listener);
+        using IHost host = BusTestHost.Build(
+            broker => broker.CreateQueue("shipping"),
+            bus => bus.AddMessageType<Shipping.Dispatched>("interop.dispatched")
+                .ConfigureSerialization(o => o.JsonSerializerContext = InteropJsonContext.Default)
+                .AddSqsPublisher<Shipping.Dispatched>("shipping")
+                .PublishAsNServiceBus<Shipping.Dispatched>());
+        using System.Diagnostics.Activity parent = source.StartActivity("dispatch")!;
+
+        await host.Services.GetRequiredService<IMessagePublisher>().PublishAsync(new Shipping.Dispatched("P-9", 1));
+        SqsMessage sent = Assert.Single(await host.Services.GetRequiredService<InMemoryBroker>().ReceiveAsync("shipping", 1, TimeSpan.Zero));
+
+        Dictionary<string, string> headers = JsonSerializer.Deserialize<Dictionary<string, string>>(sent.MessageAttributes["NServiceBus.AmazonSQS.Headers"].StringValue!)!;
+        Assert.StartsWith($"00-{parent.TraceId}-", headers["traceparent"], StringComparison.Ordinal);
+        InboundMessage back = TestSerializers.Inbound(new Missive.Json.Utf8JsonEnvelopeSerializer(Map()), null, Map().Options)
+            .Read(sent, new NativeMessageRules().WhenNServiceBus<Shipping.Dispatched>());
+        Assert.Equal(headers["traceparent"], back.Envelope!.Extensions[CloudEventAttributeNames.TraceParent].AsString());
+    }
+
+    [Fact]
     public void ATypeInTwoShapes_OrOnAnEventBus_StopsTheHost()
     {
         var services = new ServiceCollection();

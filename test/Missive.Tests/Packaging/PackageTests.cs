@@ -97,7 +97,15 @@ public sealed class PackageTests
         Directory.CreateDirectory(root);
         try
         {
-            Directory.CreateSymbolicLink(Path.Combine(root, "missive"), RepositoryPaths.Root);
+            // A copy of what packing Missive reads, not a link to this clone: packing from another path would build
+            // src/Missive again into its own obj folder while other test projects compile against it.
+            string clone = Path.Combine(root, "missive");
+            foreach (string file in new[] { "Directory.Build.props", "Directory.Packages.props", ".editorconfig" })
+            {
+                CopyTree(Path.Combine(RepositoryPaths.Root, file), Path.Combine(clone, file));
+            }
+
+            CopyTree(Path.Combine(RepositoryPaths.Root, "src", "Missive"), Path.Combine(clone, "src", "Missive"));
             Run(root, "dotnet new console -o Orders");
             string app = Path.Combine(root, "Orders");
             foreach (string command in commands)
@@ -113,6 +121,28 @@ public sealed class PackageTests
         finally
         {
             Directory.Delete(root, recursive: true);
+        }
+    }
+
+    /// <summary>Copies a file, or a folder without its build outputs (<c>bin</c>, <c>obj</c>).</summary>
+    private static void CopyTree(string source, string target)
+    {
+        if (File.Exists(source))
+        {
+            Directory.CreateDirectory(Path.GetDirectoryName(target)!);
+            File.Copy(source, target);
+            return;
+        }
+
+        Directory.CreateDirectory(target);
+        foreach (string file in Directory.GetFiles(source))
+        {
+            File.Copy(file, Path.Combine(target, Path.GetFileName(file)));
+        }
+
+        foreach (string folder in Directory.GetDirectories(source).Where(d => Path.GetFileName(d) is not ("bin" or "obj")))
+        {
+            CopyTree(folder, Path.Combine(target, Path.GetFileName(folder)));
         }
     }
 
