@@ -156,7 +156,7 @@ public sealed class OutboundMessageWriter
     internal SqsSendRequest ToSqsAsMassTransit<T>(MessageEnvelope<T> envelope, string queueName, string urn, string? messageGroupId, string? messageDeduplicationId) => new()
     {
         QueueName = queueName,
-        Utf8Body = MassTransitJson(envelope, urn),
+        Utf8Body = MessageJson(envelope, urn),
         MessageAttributes = MassTransitAttributes(envelope),
         MessageGroupId = messageGroupId,
         MessageDeduplicationId = messageDeduplicationId,
@@ -166,7 +166,7 @@ public sealed class OutboundMessageWriter
     internal SnsPublishRequest ToSnsAsMassTransit<T>(MessageEnvelope<T> envelope, string topic, string urn, string? subject, string? messageGroupId, string? messageDeduplicationId) => new()
     {
         TopicArn = topic,
-        Message = System.Text.Encoding.UTF8.GetString(MassTransitJson(envelope, urn)),
+        Message = System.Text.Encoding.UTF8.GetString(MessageJson(envelope, urn)),
         Subject = subject,
         MessageAttributes = MassTransitAttributes(envelope),
         MessageGroupId = messageGroupId,
@@ -209,31 +209,28 @@ public sealed class OutboundMessageWriter
         return attributes;
     }
 
-    private byte[] MassTransitJson<T>(MessageEnvelope<T> envelope, string urn)
-    {
-        ArgumentNullException.ThrowIfNull(envelope);
-        MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing in MassTransit's envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
-        var buffer = new ArrayBufferWriter<byte>(512);
-        using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { SkipValidation = true }))
-        {
-            MassTransitEnvelope.Write(writer, envelope, urn, types.Get<T>().Codec);
-        }
-
-        return buffer.WrittenSpan.ToArray();
-    }
-
     private static Dictionary<string, MessageAttributeValue> TypeAttribute(MessageEnvelope envelope)
         => new(StringComparer.Ordinal) { [MessageTypeAttribute] = MessageAttributeValue.FromString(envelope.Type) };
 
-    /// <summary>The message's JSON as its registration writes an envelope's <c>data</c>.</summary>
-    private byte[] MessageJson<T>(MessageEnvelope<T> envelope)
+    /// <summary>
+    /// The message's JSON as its registration writes an envelope's <c>data</c>: alone, or inside MassTransit's envelope
+    /// under <paramref name="massTransitUrn"/> when one is given.
+    /// </summary>
+    private byte[] MessageJson<T>(MessageEnvelope<T> envelope, string? massTransitUrn = null)
     {
         ArgumentNullException.ThrowIfNull(envelope);
-        MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing without an envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
-        var buffer = new ArrayBufferWriter<byte>(256);
+        MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing a message without a CloudEvents envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
+        var buffer = new ArrayBufferWriter<byte>(massTransitUrn is null ? 256 : 512);
         using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { SkipValidation = true }))
         {
-            types.Get<T>().Codec.WriteJsonValue(writer, envelope.Message);
+            if (massTransitUrn is null)
+            {
+                types.Get<T>().Codec.WriteJsonValue(writer, envelope.Message);
+            }
+            else
+            {
+                MassTransitEnvelope.Write(writer, envelope, massTransitUrn, types.Get<T>().Codec);
+            }
         }
 
         return buffer.WrittenSpan.ToArray();
