@@ -57,7 +57,7 @@ public static class PumpBenchmark
             List<string> oneBodies = Bodies(int.Parse(args[one + 2], CultureInfo.InvariantCulture));
             var span = TimeSpan.FromSeconds(int.Parse(args[one + 3], CultureInfo.InvariantCulture));
             Window w = which == "loop" ? RunLoop(oneBodies, 0, span).GetAwaiter().GetResult() : RunPump(oneBodies, 0, 10, which == "sdk", span).GetAwaiter().GetResult();
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F2} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg"));
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F4} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg, {w.Gen0PerThousand:F2} gen0 GCs per 1000 msg, {w.PauseNsPerMessage:N0} ns GC pause per msg"));
             return;
         }
 
@@ -66,12 +66,15 @@ public static class PumpBenchmark
         // with the spread of the middle half of the rounds.
         TimeSpan window = TimeSpan.FromSeconds(args.Contains("--short") ? 0.5 : 1);
         int rounds = args.Contains("--short") ? 7 : 15;
+        // "--lines 1" or "--handler 0" measure one row group only (a quicker comparison while working on the pump).
+        int[] lineCounts = Option(args, "--lines") is { } l ? [l] : [1, 10];
+        int[] handlerTimes = Option(args, "--handler") is { } h ? [h] : [0, 5];
         // One unmeasured run of every configuration first: the JIT's tiering (whose thread's CPU is the process's) is then
         // done before any window is measured, so that no configuration pays for compiling the code the others share.
-        foreach (int lines in new[] { 1, 10 })
+        foreach (int lines in lineCounts)
         {
             List<string> warmBodies = Bodies(lines);
-            foreach (int handlerMs in new[] { 0, 5 })
+            foreach (int handlerMs in handlerTimes)
             {
                 RunLoop(warmBodies, handlerMs, WarmUpWindow).GetAwaiter().GetResult();
                 foreach ((int concurrency, bool sdk) in Configurations)
@@ -85,10 +88,10 @@ public static class PumpBenchmark
         Console.WriteLine();
         Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | Missive / loop (CPU): median | middle half of the rounds |");
         Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
-        foreach (int lines in new[] { 1, 10 })
+        foreach (int lines in lineCounts)
         {
             List<string> bodies = Bodies(lines);
-            foreach (int handlerMs in new[] { 0, 5 })
+            foreach (int handlerMs in handlerTimes)
             {
                 var loopRuns = new List<Window>();
                 var pumpRuns = Configurations.ToDictionary(c => c, _ => new List<Window>());
@@ -110,6 +113,9 @@ public static class PumpBenchmark
             }
         }
     }
+
+    private static int? Option(string[] args, string name)
+        => Array.IndexOf(args, name) is >= 0 and var at && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : null;
 
     private static void Print(int lines, int handlerMs, string concurrency, string client, Window w, double[]? ratios)
         => Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
@@ -251,7 +257,7 @@ public static class PumpBenchmark
         public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope, CancellationToken cancellationToken) => counter.HandleAsync(envelope);
     }
 
-    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable, long WorkItems, long Contentions)
+    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable, long WorkItems, long Contentions, int Gen0, TimeSpan Pause)
     {
         public static Snapshot Take(FakeSqsEndpoint endpoint, Counter counter) => new(
             Process.GetCurrentProcess().TotalProcessorTime,
@@ -264,7 +270,9 @@ public static class PumpBenchmark
             endpoint.Deleted,
             endpoint.BillableRequests,
             ThreadPool.CompletedWorkItemCount,
-            Monitor.LockContentionCount);
+            Monitor.LockContentionCount,
+            GC.CollectionCount(0),
+            GC.GetTotalPauseDuration());
     }
 
     private sealed class Window(Snapshot start, Snapshot end)
@@ -287,6 +295,10 @@ public static class PumpBenchmark
         public double WorkItemsPerMessage => (end.WorkItems - start.WorkItems) / _handled;
 
         public double ContentionsPerMessage => (end.Contentions - start.Contentions) / _handled;
+
+        public double Gen0PerThousand => 1000 * (end.Gen0 - start.Gen0) / _handled;
+
+        public double PauseNsPerMessage => (end.Pause - start.Pause).TotalNanoseconds / _handled;
 
         /// <summary>The window whose CPU throughput is the median of the runs (its other figures come with it).</summary>
         public static Window Median(List<Window> runs) => runs.OrderBy(r => r.PerCpuSecond).ElementAt(runs.Count / 2);

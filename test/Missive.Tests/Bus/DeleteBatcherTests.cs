@@ -1,5 +1,6 @@
 using System;
 using System.Linq;
+using System.Threading;
 using System.Threading.Tasks;
 using Microsoft.Extensions.Logging.Abstractions;
 using Microsoft.Extensions.Time.Testing;
@@ -42,13 +43,45 @@ public sealed class DeleteBatcherTests
         DateTimeOffset start = clock.GetUtcNow();
 
         deletes.Delete(Message(0));
+        deletes.Settle(); // as the poller does once it has started what it could
         clock.Advance(DeleteBatcher.MaxWait / 2);
         deletes.Delete(Message(1));
+        deletes.Settle();
         Assert.Empty(transport.Calls);
         clock.Advance(DeleteBatcher.MaxWait / 2);
 
         ScriptedVisibilityTransport.Call call = await transport.WaitForCallsAsync(1);
         Assert.Equal(["r0", "r1"], call.Handles);
+        Assert.Equal(start + DeleteBatcher.MaxWait, call.At);
+    }
+
+    [Fact]
+    public async Task ABurstThatFillsItsBatch_ArmsNoTimer_AndAPartFullOne_IsArmedWhenSettled_FromItsFirstReceipt()
+    {
+        // A timer that fires wakes a thread-pool thread: on a backlog, each receive's ten deletes fill their batch and
+        // no wait is armed at all.
+        var clock = new TimerCountingClock();
+        var transport = new ScriptedVisibilityTransport(clock) { AnswerAtOnce = true };
+        using var deletes = new DeleteBatcher(transport, "orders", clock, CallTimeout, NullLogger.Instance);
+        DateTimeOffset start = clock.GetUtcNow();
+        for (int i = 0; i < 10; i++)
+        {
+            deletes.Delete(Message(i));
+        }
+
+        deletes.Settle();
+        await transport.WaitForCallsAsync(1);
+        Assert.Equal(0, clock.WaitsArmed); // only the call's own deadline was set
+
+        deletes.Delete(Message(10));
+        clock.Advance(DeleteBatcher.MaxWait);
+        Assert.Single(transport.Calls); // not armed until the burst is settled
+        Assert.Equal(0, clock.WaitsArmed);
+        deletes.Settle();
+        Assert.Equal(1, clock.WaitsArmed);
+        clock.Advance(TimeSpan.Zero); // due already: its wait counts from its receipt, not from the settling
+        ScriptedVisibilityTransport.Call call = await transport.WaitForCallsAsync(2);
+        Assert.Equal(["r10"], call.Handles);
         Assert.Equal(start + DeleteBatcher.MaxWait, call.At);
     }
 
@@ -93,6 +126,7 @@ public sealed class DeleteBatcherTests
         DateTimeOffset start = clock.GetUtcNow();
         deletes.Delete(Message(0));
         deletes.Delete(Message(1));
+        deletes.Settle();
         clock.Advance(DeleteBatcher.MaxWait);
         (await transport.WaitForCallsAsync(1)).Answer.SetException(new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient });
 
@@ -127,6 +161,7 @@ public sealed class DeleteBatcherTests
         var transport = new ScriptedVisibilityTransport(clock);
         using var deletes = new DeleteBatcher(transport, "orders", clock, CallTimeout, NullLogger.Instance);
         deletes.Delete(Message(0));
+        deletes.Settle();
         clock.Advance(DeleteBatcher.MaxWait);
         (await transport.WaitForCallsAsync(1)).Answer.SetException(new MessageTransportException("InternalError") { ErrorCode = "InternalError", StatusCode = 500, FailureKind = TransportFailureKind.Transient });
         await WaitUntilAsync(() => deletes.WaitingForBackoff == 1);
@@ -146,6 +181,34 @@ public sealed class DeleteBatcherTests
         {
             Assert.True(i < 3000, "condition not met");
             await Task.Delay(1);
+        }
+    }
+
+    /// <summary>A fake clock that counts the timers armed for a wait shorter than the delete calls' deadline (the lane's wait for a part-full batch).</summary>
+    private sealed class TimerCountingClock : FakeTimeProvider
+    {
+        private int _waitsArmed;
+
+        public int WaitsArmed => Volatile.Read(ref _waitsArmed);
+
+        public override ITimer CreateTimer(TimerCallback callback, object? state, TimeSpan dueTime, TimeSpan period)
+            => new Counted(base.CreateTimer(callback, state, dueTime, period), this);
+
+        private sealed class Counted(ITimer inner, TimerCountingClock clock) : ITimer
+        {
+            public bool Change(TimeSpan dueTime, TimeSpan period)
+            {
+                if (dueTime != Timeout.InfiniteTimeSpan && dueTime < CallTimeout)
+                {
+                    Interlocked.Increment(ref clock._waitsArmed);
+                }
+
+                return inner.Change(dueTime, period);
+            }
+
+            public void Dispose() => inner.Dispose();
+
+            public ValueTask DisposeAsync() => inner.DisposeAsync();
         }
     }
 }

@@ -33,6 +33,14 @@ internal sealed record BatchPolicy
     /// </summary>
     public bool StartOffThread { get; init; }
 
+    /// <summary>
+    /// Gets whether adding an entry leaves the lane's timer alone, for a caller that adds entries in bursts and then calls
+    /// <see cref="Batcher{TKey, TEntry}.Settle"/>: an open batch's <see cref="MaxWait"/> still counts from its first entry,
+    /// but its timer is armed once, after the burst, and not at all when the burst fills the batch (each timer that fires
+    /// wakes a thread-pool thread).
+    /// </summary>
+    public bool ArmAfterBurst { get; init; }
+
     /// <summary>Gets how many calls of the lane may be under way at once; 1 makes them go one after another, in order.</summary>
     public int MaxConcurrentCalls { get; init; } = int.MaxValue;
 

@@ -69,7 +69,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         _resultsGiven = resultsGiven;
     }
 
-    /// <summary>Adds an entry to its lane.</summary>
+    /// <summary>Adds an entry to its lane (with <see cref="BatchPolicy.ArmAfterBurst"/>, <see cref="Settle"/> arms the lane's wait).</summary>
     public void Add(TKey key, TEntry entry)
     {
         List<(Lane, List<TEntry>)>? starts = null;
@@ -77,10 +77,22 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         {
             Lane lane = LaneOf(key);
             Put(lane, entry, ref starts);
-            Decide(lane, ref starts);
+            Decide(lane, ref starts, arm: !lane.Policy.ArmAfterBurst);
         }
 
         Start(starts);
+    }
+
+    /// <summary>A burst of <see cref="Add"/>s has ended: the lane's timer is armed for its open batch's wait, if one is open.</summary>
+    public void Settle(TKey key)
+    {
+        lock (_gate)
+        {
+            if (_lanes.TryGetValue(key, out Lane? lane) && lane.Open is not null)
+            {
+                Arm(lane, _clock.GetUtcNow());
+            }
+        }
     }
 
     /// <summary>Adds entries to their lane, in order; with <paramref name="flush"/>, the lane's open batch then goes.</summary>
@@ -215,12 +227,12 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         if (lane.Open.Count >= lane.Policy.MaxEntries)
         {
             Close(lane);
-            Decide(lane, ref starts); // a full batch goes now, before the next entry opens another
+            Decide(lane, ref starts, arm: !lane.Policy.ArmAfterBurst); // a full batch goes now, before the next entry opens another
         }
     }
 
-    /// <summary>Closes the open batch if the policy says it goes now (else arms its wait), and takes what may start. Under the lock.</summary>
-    private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts)
+    /// <summary>Closes the open batch if the policy says it goes now (else, with <paramref name="arm"/>, arms its wait), and takes what may start. Under the lock.</summary>
+    private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts, bool arm = true)
     {
         BatchPolicy policy = lane.Policy;
         DateTimeOffset now = _clock.GetUtcNow();
@@ -233,7 +245,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
             }
         }
 
-        if (lane.Open is not null || lane.Delayed is { Count: > 0 })
+        if (arm && (lane.Open is not null || lane.Delayed is { Count: > 0 }))
         {
             Arm(lane, now);
         }

@@ -11,7 +11,8 @@ namespace Missive.Bus;
 /// <remarks>
 /// <list type="bullet">
 /// <item>The tenth handled message sends the batch from its own continuation; a part-full batch goes once its oldest
-/// receipt has waited <see cref="MaxWait"/>; calls go side by side.</item>
+/// receipt has waited <see cref="MaxWait"/>; calls go side by side. The wait's timer is armed by <see cref="Settle"/>
+/// once the poller has started what it could, so a receive's messages that fill a batch arm no timer at all.</item>
 /// <item>Each call has a deadline (<c>callTimeout</c>) that holds whatever the transport does with its token, so
 /// <see cref="CompleteAsync"/> cannot wait for ever: it sends whatever is pending and waits for every call under way, so
 /// that nothing handled is left to be delivered again.</item>
@@ -46,15 +47,18 @@ internal sealed class DeleteBatcher : IDisposable
         _transport = transport;
         _queue = queue;
         _logger = logger;
-        var policy = new BatchPolicy { MaxEntries = MaxBatch, MaxWait = MaxWait, CallDeadline = callTimeout };
+        var policy = new BatchPolicy { MaxEntries = MaxBatch, MaxWait = MaxWait, CallDeadline = callTimeout, ArmAfterBurst = true };
         _batcher = new Batcher<string, Receipt>(_ => policy, CallAsync, Complete, timeProvider);
     }
 
     /// <summary>Gets how many receipts wait for their backoff before another delete call (tests).</summary>
     internal int WaitingForBackoff => _batcher.DelayedCount;
 
-    /// <summary>Queues a handled message for deletion; the tenth of a batch sends it at once.</summary>
+    /// <summary>Queues a handled message for deletion; the tenth of a batch sends it at once, <see cref="Settle"/> starts the wait of a part-full one.</summary>
     public void Delete(SqsMessage message) => _batcher.Add(_queue, new Receipt(message));
+
+    /// <summary>The deletes of a burst of handled messages have been queued: a part-full batch now waits at most <see cref="MaxWait"/> from its first receipt.</summary>
+    public void Settle() => _batcher.Settle(_queue);
 
     /// <summary>Sends everything still pending and waits for every delete call under way; a later delete goes out on its own.</summary>
     public Task CompleteAsync() => _batcher.DrainAsync(complete: true);

@@ -39,8 +39,23 @@ internal sealed partial class PollerRun
         }
     }
 
-    /// <summary>Starts ready messages while handler slots are free; those that complete synchronously are completed here.</summary>
+    /// <summary>
+    /// Starts ready messages while handler slots are free; those that complete synchronously are completed here. Every
+    /// message's delete is queued before its slot is freed, so the deletes this burst queued are settled at its end.
+    /// </summary>
     private void Pump()
+    {
+        try
+        {
+            StartReady();
+        }
+        finally
+        {
+            _deletes.Settle();
+        }
+    }
+
+    private void StartReady()
     {
         while (true)
         {
