@@ -47,6 +47,15 @@ public sealed class PayloadOffloadOptions
     public ICollection<string> ReadableBuckets { get; } = new HashSet<string>(StringComparer.Ordinal);
 
     /// <summary>
+    /// Gets or sets the bucket NServiceBus endpoints put large message bodies in (their SQS transport's
+    /// <c>S3BucketForLargeMessages</c>), or <c>null</c> (default). With it, an NServiceBus message whose
+    /// <c>S3BodyKey</c> names an object gets its body from that bucket before it is read, through the payload store
+    /// (<c>UseS3PayloadStore</c>); without it, such a message is unreadable
+    /// (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>). Missive never deletes these objects.
+    /// </summary>
+    public string? NServiceBusBucket { get; set; }
+
+    /// <summary>
     /// Gets or sets whether a stored payload is deleted once its message is deleted (after the delete succeeds, so a
     /// failed delete never leaves a message pointing nowhere), once SQS's answer is back and under a deadline of its own
     /// (a payload left behind is logged, event 2200). Handlers see the receipt handle SQS issued. Default <c>false</c>:
@@ -79,6 +88,11 @@ public sealed class PayloadOffloadOptions
         if (Threshold is < 1)
         {
             yield return $"PayloadOffloadOptions.Threshold is {Threshold}: give a size in bytes of at least 1, or null for the destination's limit.";
+        }
+
+        if (NServiceBusBucket is { } bucket && string.IsNullOrWhiteSpace(bucket))
+        {
+            yield return "PayloadOffloadOptions.NServiceBusBucket is empty: give the bucket the NServiceBus endpoints' S3BucketForLargeMessages names, or leave it null.";
         }
 
         if (MaxPayloadSize < 1)

@@ -102,7 +102,58 @@ public sealed class PayloadResolver
             return await ResolveNotificationAsync(message, utf8, cancellationToken).ConfigureAwait(false);
         }
 
+        if (_options.NServiceBusBucket is { } bucket && MayHaveNServiceBusKey(body, message.MessageAttributes))
+        {
+            return await ResolveNServiceBusAsync(message, utf8, bucket, cancellationToken).ConfigureAwait(false);
+        }
+
         return message;
+    }
+
+    /// <summary>Whether the message may be NServiceBus's with its body in S3: a quick look before it is read whole.</summary>
+    private static bool MayHaveNServiceBusKey(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+        => attributes.ContainsKey(NServiceBusMessage.S3BodyKeyName)
+        || (attributes.TryGetValue(NServiceBusMessage.HeadersAttribute, out MessageAttributeValue? headers) && headers.StringValue?.Contains(NServiceBusMessage.S3BodyKeyName, StringComparison.Ordinal) == true)
+        || body.IndexOf("\"S3BodyKey\""u8) >= 0;
+
+    /// <summary>
+    /// An NServiceBus message whose endpoint put its body in S3 (<c>S3BodyKey</c>, in any of its shapes): the body is
+    /// fetched from <paramref name="bucket"/>, and the message rebuilt as the endpoint would have sent it without S3 (the
+    /// wrapper's <c>Body</c> in base64; an unwrapped message's body itself), without the key.
+    /// </summary>
+    private async Task<SqsMessage> ResolveNServiceBusAsync(SqsMessage message, ReadOnlyMemory<byte> utf8, string bucket, CancellationToken cancellationToken)
+    {
+        NServiceBusMessage? sent;
+        try
+        {
+            sent = NServiceBusMessage.Recognise(utf8.Span, message.MessageAttributes, default);
+        }
+        catch (InvalidEnvelopeException)
+        {
+            return message; // a headers attribute that is not JSON: the reader says so
+        }
+
+        if (sent?.S3BodyKey is not { Length: > 0 } key)
+        {
+            return message;
+        }
+
+        ReadOnlyMemory<byte> body = await FetchAsync(new PayloadLocation(bucket, key), cancellationToken).ConfigureAwait(false);
+        var attributes = new Dictionary<string, MessageAttributeValue>(message.MessageAttributes, StringComparer.Ordinal);
+        attributes.Remove(NServiceBusMessage.S3BodyKeyName);
+        if (sent.WrappedBodyStart >= 0)
+        {
+            return With(message, NServiceBusMessage.Wrapper(body.Span, sent.Headers), attributes);
+        }
+
+        if (attributes.ContainsKey(NServiceBusMessage.HeadersAttribute))
+        {
+            var headers = new Dictionary<string, string>(sent.Headers, StringComparer.Ordinal);
+            headers.Remove(NServiceBusMessage.S3BodyKeyName);
+            attributes[NServiceBusMessage.HeadersAttribute] = MessageAttributeValue.FromString(NServiceBusMessage.HeadersJson(headers));
+        }
+
+        return With(message, body, attributes);
     }
 
     /// <summary>
@@ -177,7 +228,7 @@ public sealed class PayloadResolver
 
     private async Task<ReadOnlyMemory<byte>> FetchAsync(PayloadLocation location, CancellationToken cancellationToken)
     {
-        if (!string.Equals(location.Bucket, _store.Bucket, StringComparison.Ordinal) && !_options.ReadableBuckets.Contains(location.Bucket))
+        if (!string.Equals(location.Bucket, _store.Bucket, StringComparison.Ordinal) && !_options.ReadableBuckets.Contains(location.Bucket) && !string.Equals(location.Bucket, _options.NServiceBusBucket, StringComparison.Ordinal))
         {
             throw Unavailable($"The message points to a payload in the bucket '{location.Bucket}', which is not the store's ('{_store.Bucket}') nor one of PayloadOffloadOptions.ReadableBuckets: it was not fetched. Add the bucket there if its producer is trusted.", null);
         }

@@ -9,6 +9,7 @@ using MassTransit;
 using Microsoft.Extensions.DependencyInjection;
 using Microsoft.Extensions.Hosting;
 using Missive.InMemory;
+using Missive.Offload;
 using Missive.Tests.Infrastructure;
 using Missive.Tests.Native;
 using Missive.Transport;
@@ -130,6 +131,32 @@ public sealed class InteropBusTests
         Assert.Contains(seen.All, e => e.Id == "nsb-2" && e.NServiceBusMetadata is not null);
         Assert.False(seen.Single<Order>().IsNative);
         Assert.Equal(0, broker.GetQueue("shared").Count);
+    }
+
+    [Fact]
+    public async Task AnNServiceBusBodyInS3_IsFetchedByThePayloadOffload_AndHandled()
+    {
+        var seen = new HandledEnvelopes();
+        var store = new InMemoryPayloadStore("nsb-large-messages");
+        byte[] large = Encoding.UTF8.GetBytes("{\"Parcel\":\"large\",\"Items\":4}");
+        PayloadLocation stored = await store.PutAsync(large);
+        using IHost host = BusTestHost.Build(
+            broker => broker.CreateQueue("shared"),
+            bus => Register(bus)
+                .AddQueuePoller("shared", o => o.NativeMessages.WhenNServiceBus<Shipping.Dispatched>())
+                .UsePayloadOffload(o => o.NServiceBusBucket = "nsb-large-messages"),
+            services => services.AddSingleton(seen).AddSingleton<IPayloadStore>(store));
+        string headers = "{\"NServiceBus.EnclosedMessageTypes\":\"" + typeof(Shipping.Dispatched).FullName + "\",\"NServiceBus.MessageId\":\"nsb-large\"}";
+        await host.Services.GetRequiredService<InMemoryBroker>().SendAsync(new SqsSendRequest { QueueName = "shared", Body = "{\"Body\":\"empty message\",\"S3BodyKey\":\"" + stored.Key + "\",\"Headers\":" + headers + "}" });
+
+        await host.StartAsync();
+        await BusTestHost.WaitUntil(() => seen.Count == 1);
+        await host.StopAsync();
+
+        MessageEnvelope<Shipping.Dispatched> envelope = seen.Single<Shipping.Dispatched>();
+        Assert.Equal(("large", 4), (envelope.Message.Parcel, envelope.Message.Items));
+        Assert.Equal("nsb-large", envelope.Id);
+        Assert.Equal(large, (await store.GetAsync(stored, 1024)).ToArray()); // an endpoint's object: never deleted by Missive
     }
 
     [Fact]

@@ -2,7 +2,10 @@ using System;
 using System.Collections.Generic;
 using System.Text;
 using System.Text.Json;
+using System.Threading;
+using System.Threading.Tasks;
 using Missive.Json;
+using Missive.Offload;
 using Missive.Serialization;
 using Missive.Tests.Infrastructure;
 using Missive.Transport;
@@ -127,7 +130,7 @@ public sealed class NServiceBusReaderTests
 
     [Theory]
     [InlineData("wrapped-not-base64", InvalidEnvelopeReason.Malformed, "Body is not base64")]
-    [InlineData("in-s3", InvalidEnvelopeReason.PayloadUnavailable, "S3BodyKey 'orders/093C17C6'")]
+    [InlineData("in-s3", InvalidEnvelopeReason.PayloadUnavailable, "S3BodyKey 'orders/093C17C6'): to fetch it, UsePayloadOffload")]
     [InlineData("headers-attribute-not-json", InvalidEnvelopeReason.Malformed, "NServiceBus.AmazonSQS.Headers message attribute is not a JSON object")]
     [InlineData("time-sent-in-another-format", InvalidEnvelopeReason.Malformed, "NServiceBus.TimeSent header")]
     [InlineData("data-not-the-type", InvalidEnvelopeReason.InvalidData, "")]
@@ -147,6 +150,120 @@ public sealed class NServiceBusReaderTests
 
         Assert.Equal(reason, error.Reason);
         Assert.Contains(words, error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("wrapped")]
+    [InlineData("headers-attribute")]
+    [InlineData("message-type-full-name")]
+    public async Task ABodyInS3_IsFetchedFromTheEndpointsBucket_ThenReadAsAnyOther(string shape)
+    {
+        // As the transport sends a body over its size limit: the body in the bucket its S3BucketForLargeMessages names,
+        // the key (with the endpoint's prefix) in S3BodyKey; the object holds the body as serialized (not base64).
+        const string Key = "sales/093C17C6-D32E-44FE-9134-65C10C1287EB";
+        var store = new KeyedStore();
+        store.Objects[("nsb-large-messages", Key)] = Encoding.UTF8.GetBytes(OrderJson());
+        SqsMessage message = InS3(shape, Key);
+        var resolver = new PayloadResolver(store, new PayloadOffloadOptions { NServiceBusBucket = "nsb-large-messages" });
+
+        SqsMessage resolved = await resolver.ResolveAsync(message);
+        InboundMessage inbound = Reader(fast: true).Read(resolved, Rules());
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(inbound.Envelope);
+        Assert.Equal((OrderId, "ada>>>", 42.50m), (envelope.Message.OrderId, envelope.Message.Customer, envelope.Message.Total));
+        Assert.Equal(MessageId, envelope.Id);
+        Assert.Equal([("nsb-large-messages", Key)], store.Fetched);
+        Assert.False(resolved.MessageAttributes.ContainsKey("S3BodyKey"));
+        if (shape != "message-type-full-name")
+        {
+            Assert.Equal("conversation-1", envelope.NServiceBusMetadata!.ConversationId);
+            Assert.False(envelope.NServiceBusMetadata.Headers.ContainsKey("S3BodyKey"));
+        }
+    }
+
+    [Fact]
+    public async Task ABodyInS3_WithoutTheBucketSet_IsLeftAsItIs_AndUnreadable_NamingTheSetting()
+    {
+        var store = new KeyedStore();
+        SqsMessage message = InS3("wrapped", "sales/1");
+
+        SqsMessage resolved = await new PayloadResolver(store, new PayloadOffloadOptions()).ResolveAsync(message);
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(resolved, Rules()));
+
+        Assert.Same(message, resolved);
+        Assert.Empty(store.Fetched);
+        Assert.Equal(InvalidEnvelopeReason.PayloadUnavailable, error.Reason);
+        Assert.Contains("PayloadOffloadOptions.NServiceBusBucket", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task ABodyInS3_ThatIsNotThere_IsUnavailable_NamingBucketAndKey()
+    {
+        var resolver = new PayloadResolver(new KeyedStore(), new PayloadOffloadOptions { NServiceBusBucket = "nsb-large-messages" });
+
+        var error = await Assert.ThrowsAsync<InvalidEnvelopeException>(() => resolver.ResolveAsync(InS3("headers-attribute", "sales/gone")));
+
+        Assert.Equal(InvalidEnvelopeReason.PayloadUnavailable, error.Reason);
+        Assert.Contains("s3://nsb-large-messages/sales/gone", error.Message, StringComparison.Ordinal);
+    }
+
+    [Fact]
+    public async Task AWrapperWithoutAKey_IsNotFetched_NorRebuilt()
+    {
+        var store = new KeyedStore();
+        SqsMessage message = Message(Wrapped(OrderJson(), Headers(typeof(OrderSubmitted).FullName!)));
+
+        SqsMessage resolved = await new PayloadResolver(store, new PayloadOffloadOptions { NServiceBusBucket = "nsb-large-messages" }).ResolveAsync(message);
+
+        Assert.Same(message, resolved);
+        Assert.Empty(store.Fetched);
+    }
+
+    /// <summary>A message whose body the endpoint put in S3, in one of the transport's shapes.</summary>
+    private static SqsMessage InS3(string shape, string key)
+    {
+        Dictionary<string, string> headers = Headers(typeof(OrderSubmitted).FullName + Assembly);
+        switch (shape)
+        {
+            case "wrapped":
+                return Message(JsonSerializer.Serialize(new WrappedMessage("empty message", key, headers)));
+            case "headers-attribute":
+                headers["S3BodyKey"] = key;
+                return Message("empty message", new Dictionary<string, MessageAttributeValue>
+                {
+                    ["NServiceBus.AmazonSQS.Headers"] = MessageAttributeValue.FromString(JsonSerializer.Serialize(headers)),
+                    ["NServiceBus.MessageId"] = MessageAttributeValue.FromString(MessageId),
+                });
+            default:
+                return Message("empty message", new Dictionary<string, MessageAttributeValue>
+                {
+                    ["MessageTypeFullName"] = MessageAttributeValue.FromString(typeof(OrderSubmitted).FullName!),
+                    ["S3BodyKey"] = MessageAttributeValue.FromString(key),
+                    ["NServiceBus.MessageId"] = MessageAttributeValue.FromString(MessageId),
+                });
+        }
+    }
+
+    /// <summary>A payload store holding objects at the keys given, in any bucket, and recording what it was asked for.</summary>
+    private sealed class KeyedStore : IPayloadStore
+    {
+        public Dictionary<(string Bucket, string Key), byte[]> Objects { get; } = [];
+
+        public List<(string Bucket, string Key)> Fetched { get; } = [];
+
+        public string Bucket => "missive-payloads";
+
+        public Task<PayloadLocation> PutAsync(ReadOnlyMemory<byte> payload, CancellationToken cancellationToken = default) => throw new NotSupportedException();
+
+        public Task<ReadOnlyMemory<byte>> GetAsync(PayloadLocation location, long maxLength, CancellationToken cancellationToken = default)
+        {
+            Fetched.Add((location.Bucket, location.Key));
+            return Objects.TryGetValue((location.Bucket, location.Key), out byte[]? body)
+                ? Task.FromResult<ReadOnlyMemory<byte>>(body)
+                : Task.FromException<ReadOnlyMemory<byte>>(new MessageTransportException($"S3 GetObject on {location}: NoSuchKey") { ErrorCode = "NoSuchKey", StatusCode = 404 });
+        }
+
+        public Task DeleteAsync(PayloadLocation location, CancellationToken cancellationToken = default) => throw new NotSupportedException();
     }
 
     [Fact]

@@ -22,6 +22,7 @@ internal sealed class NServiceBusMessage
     public const string MessageTypeFullNameAttribute = "MessageTypeFullName";
     public const string MessageIdHeader = "NServiceBus.MessageId";
     public const string EnclosedMessageTypesHeader = "NServiceBus.EnclosedMessageTypes";
+    public const string S3BodyKeyName = "S3BodyKey";
     private const string TimeSentFormat = "yyyy-MM-dd HH:mm:ss:ffffff 'Z'";
 
     private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey)
@@ -61,13 +62,13 @@ internal sealed class NServiceBusMessage
             if (attributes.TryGetValue(HeadersAttribute, out MessageAttributeValue? headersAttribute) && headersAttribute.StringValue is { } json)
             {
                 Dictionary<string, string> headers = ReadHeadersAttribute(json);
-                string? keyOfS3 = headers.GetValueOrDefault("S3BodyKey");
+                string? keyOfS3 = headers.GetValueOrDefault(S3BodyKeyName);
                 return headers.TryGetValue(EnclosedMessageTypesHeader, out string? types) ? new NServiceBusMessage(headers, types, -1, keyOfS3) : null;
             }
 
             if (attributes.TryGetValue(MessageTypeFullNameAttribute, out MessageAttributeValue? typeAttribute) && typeAttribute.StringValue is { Length: > 0 } type)
             {
-                string? keyOfS3 = attributes.TryGetValue("S3BodyKey", out MessageAttributeValue? key) ? key.StringValue : null;
+                string? keyOfS3 = attributes.TryGetValue(S3BodyKeyName, out MessageAttributeValue? key) ? key.StringValue : null;
                 return new NServiceBusMessage(ReadOnlyDictionary<string, string>.Empty, type, -1, keyOfS3);
             }
         }
@@ -205,6 +206,46 @@ internal sealed class NServiceBusMessage
         };
     }
 
+    /// <summary>The transport's wrapper around <paramref name="body"/>: <c>Body</c> in base64, no <c>S3BodyKey</c>, the headers.</summary>
+    public static ReadOnlyMemory<byte> Wrapper(ReadOnlySpan<byte> body, IReadOnlyDictionary<string, string> headers)
+    {
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>(Base64.GetMaxEncodedToUtf8Length(body.Length) + 256);
+        using (var writer = new Utf8JsonWriter(buffer))
+        {
+            writer.WriteStartObject();
+            writer.WriteBase64String("Body", body);
+            writer.WriteNull(S3BodyKeyName);
+            writer.WriteStartObject(nameof(Headers));
+            foreach ((string name, string value) in headers)
+            {
+                writer.WriteString(name, value);
+            }
+
+            writer.WriteEndObject();
+            writer.WriteEndObject();
+        }
+
+        return buffer.WrittenMemory;
+    }
+
+    /// <summary>Headers as the <c>NServiceBus.AmazonSQS.Headers</c> attribute holds them: one JSON object of strings.</summary>
+    public static string HeadersJson(IReadOnlyDictionary<string, string> headers)
+    {
+        var buffer = new System.Buffers.ArrayBufferWriter<byte>(256);
+        using (var writer = new Utf8JsonWriter(buffer))
+        {
+            writer.WriteStartObject();
+            foreach ((string name, string value) in headers)
+            {
+                writer.WriteString(name, value);
+            }
+
+            writer.WriteEndObject();
+        }
+
+        return System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan);
+    }
+
     /// <summary>
     /// A type's full name from an <c>EnclosedMessageTypes</c> entry: the entry up to its first comma outside brackets
     /// (<c>Ns.Outer+Inner, Assembly, Version=…</c> gives <c>Ns.Outer+Inner</c>; a generic's arguments keep theirs).
@@ -240,7 +281,7 @@ internal sealed class NServiceBusMessage
     {
         if (S3BodyKey is { Length: > 0 })
         {
-            throw ThrowHelper.Create(InvalidEnvelopeReason.PayloadUnavailable, $"The NServiceBus message's body is in S3 (S3BodyKey '{S3BodyKey}'), which Missive does not fetch for NServiceBus messages");
+            throw ThrowHelper.Create(InvalidEnvelopeReason.PayloadUnavailable, $"The NServiceBus message's body is in S3 (S3BodyKey '{S3BodyKey}'): to fetch it, UsePayloadOffload with an S3 store and set PayloadOffloadOptions.NServiceBusBucket to the endpoints' S3BucketForLargeMessages");
         }
 
         MessageEnvelope envelope = info.CreateEnvelope();

@@ -218,8 +218,9 @@ public sealed class NativeMessageRules
     /// from strings, member names in any case); the message id (<c>NServiceBus.MessageId</c>), <c>NServiceBus.TimeSent</c>
     /// and <c>NServiceBus.OriginatingEndpoint</c> become the envelope's <see cref="MessageEnvelope.Id"/>,
     /// <see cref="MessageEnvelope.Time"/> and <see cref="MessageEnvelope.Source"/>, the headers
-    /// <see cref="MessageEnvelope.NServiceBusMetadata"/>. A body NServiceBus put in S3 (<c>S3BodyKey</c>) is refused as
-    /// <see cref="InvalidEnvelopeReason.PayloadUnavailable"/>.
+    /// <see cref="MessageEnvelope.NServiceBusMetadata"/>. A body NServiceBus put in S3 (<c>S3BodyKey</c>) is fetched
+    /// from <see cref="Offload.PayloadOffloadOptions.NServiceBusBucket"/> by the payload offload; without it, the message
+    /// is unreadable (<see cref="InvalidEnvelopeReason.PayloadUnavailable"/>).
     /// </summary>
     /// <typeparam name="T">The registered message type.</typeparam>
     /// <param name="messageTypeFullName">
