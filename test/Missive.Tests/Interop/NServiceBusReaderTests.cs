@@ -266,6 +266,66 @@ public sealed class NServiceBusReaderTests
         public Task DeleteAsync(PayloadLocation location, CancellationToken cancellationToken = default) => throw new NotSupportedException();
     }
 
+    [Theory]
+    [InlineData("default encoder")] // '+' as \u002B, as the transport's own serializer context writes it
+    [InlineData("no escapes")] // as a relaxed encoder or Newtonsoft writes it
+    [InlineData("slash escaped")]
+    [InlineData("letters escaped")]
+    public void TheWrappedBody_IsDecoded_WhateverJsonEscapesItCarries(string escaping)
+    {
+        const string Json = "{\"Parcel\":\"???>>>\",\"Items\":7}"; // its base64 has both '+' and '/'
+        string base64 = Convert.ToBase64String(Encoding.UTF8.GetBytes(Json));
+        Assert.Contains('+', base64);
+        Assert.Contains('/', base64);
+        string written = escaping switch
+        {
+            "default encoder" => JsonSerializer.Serialize(base64),
+            "no escapes" => "\"" + base64 + "\"",
+            "slash escaped" => "\"" + base64.Replace("/", "\\/", StringComparison.Ordinal) + "\"",
+            _ => "\"" + base64.Replace("P", "\\u0050", StringComparison.Ordinal).Replace("+", "\\u002b", StringComparison.Ordinal) + "\"",
+        };
+        string headers = JsonSerializer.Serialize(Headers(typeof(Shipping.Dispatched).FullName!));
+
+        InboundMessage inbound = Reader(fast: true).Read(Message("{\"Body\":" + written + ",\"S3BodyKey\":null,\"Headers\":" + headers + "}"), Rules());
+
+        Assert.Equal(new Shipping.Dispatched("???>>>", 7), Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(inbound.Envelope).Message);
+    }
+
+    [Fact]
+    public void AWrappedBody_WithAnEscapeOutsideBase64_IsMalformed()
+    {
+        string headers = JsonSerializer.Serialize(Headers(typeof(Shipping.Dispatched).FullName!));
+
+        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(Message("{\"Body\":\"e30\\u00e9\",\"S3BodyKey\":null,\"Headers\":" + headers + "}"), Rules()));
+
+        Assert.Equal(InvalidEnvelopeReason.Malformed, error.Reason);
+        Assert.Contains("Body is not base64", error.Message, StringComparison.Ordinal);
+    }
+
+    [Theory]
+    [InlineData("2026-12-01 09:30:00:000001 Z", true)]
+    [InlineData("2024-02-29 23:59:59:999999 Z", true)]
+    [InlineData("2026-02-29 09:30:00:000000 Z", false)] // no such day
+    [InlineData("2026-12-01 24:00:00:000000 Z", false)]
+    [InlineData("2026-12-01 09:30:00:00000 Z", false)] // five digits of fraction
+    [InlineData("2026-12-01T09:30:00:000000 Z", false)]
+    public void TimeSent_IsReadToTheMicrosecond_InNServiceBusFormatOnly(string timeSent, bool valid)
+    {
+        Dictionary<string, string> headers = Headers(typeof(OrderSubmitted).FullName!);
+        headers["NServiceBus.TimeSent"] = timeSent;
+        SqsMessage message = Message(Wrapped(OrderJson(), headers));
+
+        if (valid)
+        {
+            DateTimeOffset expected = DateTimeOffset.ParseExact(timeSent, "yyyy-MM-dd HH:mm:ss:ffffff 'Z'", System.Globalization.CultureInfo.InvariantCulture, System.Globalization.DateTimeStyles.AssumeUniversal);
+            Assert.Equal(expected, Reader(fast: true).Read(message, Rules()).Envelope!.Time);
+        }
+        else
+        {
+            Assert.Equal(InvalidEnvelopeReason.Malformed, Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(message, Rules())).Reason);
+        }
+    }
+
     [Fact]
     public void OneNameForTwoTypes_IsRefused_NamingBoth()
     {

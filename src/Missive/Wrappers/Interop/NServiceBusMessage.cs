@@ -25,14 +25,22 @@ internal sealed class NServiceBusMessage
     public const string S3BodyKeyName = "S3BodyKey";
     private const string TimeSentFormat = "yyyy-MM-dd HH:mm:ss:ffffff 'Z'";
 
-    private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey)
+    private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey, int wrappedBodyLength = 0, bool wrappedBodyEscaped = false)
     {
         Headers = headers;
         EnclosedMessageTypesAsSent = enclosedMessageTypes.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         EnclosedTypeNames = Array.ConvertAll(EnclosedMessageTypesAsSent, FullNameOf);
         WrappedBodyStart = wrappedBodyStart;
         S3BodyKey = s3BodyKey;
+        _wrappedBodyLength = wrappedBodyLength;
+        _wrappedBodyEscaped = wrappedBodyEscaped;
     }
+
+    /// <summary>The length of the wrapper's <c>Body</c> as it stands in the SQS body, between its quotes.</summary>
+    private readonly int _wrappedBodyLength;
+
+    /// <summary>Whether the wrapper's <c>Body</c> has JSON escapes (the transport's encoder writes <c>+</c> as <c>\u002B</c>).</summary>
+    private readonly bool _wrappedBodyEscaped;
 
     /// <summary>Gets the headers (empty for a native message with only <c>MessageTypeFullName</c>).</summary>
     public IReadOnlyDictionary<string, string> Headers { get; }
@@ -81,7 +89,8 @@ internal sealed class NServiceBusMessage
     {
         var reader = new Utf8JsonReader(body, options);
         Dictionary<string, string>? headers = null;
-        int bodyStart = -1;
+        int bodyStart = -1, bodyLength = 0;
+        bool bodyEscaped = false;
         string? s3BodyKey = null;
         try
         {
@@ -96,7 +105,10 @@ internal sealed class NServiceBusMessage
                 reader.Read();
                 if (isBody && reader.TokenType == JsonTokenType.String)
                 {
+                    // Where it stands, so that the reader decodes it from there without tokenizing it again.
                     bodyStart = (int)reader.TokenStartIndex;
+                    bodyLength = reader.ValueSpan.Length;
+                    bodyEscaped = reader.ValueIsEscaped;
                 }
                 else if (isHeaders && reader.TokenType == JsonTokenType.StartObject)
                 {
@@ -118,7 +130,7 @@ internal sealed class NServiceBusMessage
         }
 
         return headers is not null && bodyStart >= 0 && headers.TryGetValue(EnclosedMessageTypesHeader, out string? types)
-            ? new NServiceBusMessage(headers, types, bodyStart, s3BodyKey)
+            ? new NServiceBusMessage(headers, types, bodyStart, s3BodyKey, bodyLength, bodyEscaped)
             : null;
     }
 
@@ -288,10 +300,21 @@ internal sealed class NServiceBusMessage
         envelope.DataContentType = Headers.GetValueOrDefault("NServiceBus.ContentType") ?? ContentTypes.ApplicationJson;
         if (WrappedBodyStart >= 0)
         {
-            var reader = new Utf8JsonReader(body[WrappedBodyStart..], settings.JsonReaderOptions);
-            reader.Read();
-            using RentedBuffer decoded = settings.Rent(reader.HasValueSequence ? (int)reader.ValueSequence.Length : reader.ValueSpan.Length);
-            int written = reader.CopyString(decoded.Span);
+            ReadOnlySpan<byte> text = body.Slice(WrappedBodyStart + 1, _wrappedBodyLength);
+            using RentedBuffer decoded = settings.Rent(text.Length);
+            int written;
+            if (!_wrappedBodyEscaped)
+            {
+                written = text.Length;
+                text.CopyTo(decoded.Span);
+            }
+            else if (!TryUnescapeBase64(text, decoded.Span, out written))
+            {
+                var reader = new Utf8JsonReader(body[WrappedBodyStart..], settings.JsonReaderOptions); // an escape base64 has no use for
+                reader.Read();
+                written = reader.CopyString(decoded.Span);
+            }
+
             if (Base64.DecodeFromUtf8InPlace(decoded.Span[..written], out int length) != System.Buffers.OperationStatus.Done)
             {
                 throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus transport message's Body is not base64", WrappedBodyStart);
@@ -328,6 +351,40 @@ internal sealed class NServiceBusMessage
         return (envelope, metadata);
     }
 
+    /// <summary>
+    /// The escapes a JSON writer puts in base64 text (<c>\uXXXX</c> of an ASCII character, <c>\/</c>) taken out;
+    /// <c>false</c> for any other escape, which the JSON reader then unescapes.
+    /// </summary>
+    private static bool TryUnescapeBase64(ReadOnlySpan<byte> text, Span<byte> into, out int written)
+    {
+        written = 0;
+        for (int i = 0; i < text.Length;)
+        {
+            byte b = text[i];
+            if (b != (byte)'\\')
+            {
+                into[written++] = b;
+                i++;
+            }
+            else if (i + 1 < text.Length && text[i + 1] == (byte)'/')
+            {
+                into[written++] = (byte)'/';
+                i += 2;
+            }
+            else if (i + 5 < text.Length && text[i + 1] == (byte)'u' && System.Buffers.Text.Utf8Parser.TryParse(text.Slice(i + 2, 4), out ushort code, out int consumed, 'X') && consumed == 4 && code < 0x80)
+            {
+                into[written++] = (byte)code;
+                i += 6;
+            }
+            else
+            {
+                return false;
+            }
+        }
+
+        return true;
+    }
+
     private DateTimeOffset? TimeSent()
     {
         if (!Headers.TryGetValue("NServiceBus.TimeSent", out string? text))
@@ -335,9 +392,51 @@ internal sealed class NServiceBusMessage
             return null;
         }
 
+        if (TryParseTimeSent(text, out DateTimeOffset exact))
+        {
+            return exact;
+        }
+
         return DateTimeOffset.TryParseExact(text, TimeSentFormat, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset time)
             ? time
             : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The NServiceBus.TimeSent header is not in NServiceBus's format ({TimeSentFormat})", attribute: "NServiceBus.TimeSent");
+    }
+
+    /// <summary>NServiceBus's own time format, <c>2026-12-01 09:30:00:123456 Z</c>, read without a format string; <c>false</c> for anything else.</summary>
+    private static bool TryParseTimeSent(string text, out DateTimeOffset time)
+    {
+        time = default;
+        ReadOnlySpan<char> t = text;
+        if (t.Length != 28 || t[4] != '-' || t[7] != '-' || t[10] != ' ' || t[13] != ':' || t[16] != ':' || t[19] != ':' || t[26] != ' ' || t[27] != 'Z')
+        {
+            return false;
+        }
+
+        if (!Digits(t[..4], out int year) || !Digits(t.Slice(5, 2), out int month) || !Digits(t.Slice(8, 2), out int day) || !Digits(t.Slice(11, 2), out int hour)
+            || !Digits(t.Slice(14, 2), out int minute) || !Digits(t.Slice(17, 2), out int second) || !Digits(t.Slice(20, 6), out int microseconds)
+            || year < 1 || month is < 1 or > 12 || day < 1 || day > DateTime.DaysInMonth(year, month) || hour > 23 || minute > 59 || second > 59)
+        {
+            return false;
+        }
+
+        time = new DateTimeOffset(new DateTime(year, month, day, hour, minute, second, DateTimeKind.Utc).AddTicks(microseconds * 10L));
+        return true;
+
+        static bool Digits(ReadOnlySpan<char> digits, out int value)
+        {
+            value = 0;
+            foreach (char c in digits)
+            {
+                if (!char.IsAsciiDigit(c))
+                {
+                    return false;
+                }
+
+                value = (value * 10) + (c - '0');
+            }
+
+            return true;
+        }
     }
 
     /// <summary>The message's JSON read as the type, as MassTransit's and NServiceBus's serializers are lenient (numbers from strings, names in any case).</summary>
