@@ -26,8 +26,23 @@ internal sealed class PerThreadBufferWriterPool : ObjectPool<PooledBufferWriter>
 
     public static readonly PerThreadBufferWriterPool Instance = new();
 
+    [ThreadStatic]
+    private static System.Text.Json.Utf8JsonWriter? s_json;
+
     private PerThreadBufferWriterPool()
     {
+    }
+
+    /// <summary>
+    /// This thread's <see cref="System.Text.Json.Utf8JsonWriter"/> (default options, no validation) pointed at
+    /// <paramref name="destination"/>: for JSON written whole and copied out before anything else on the thread writes
+    /// with it. Flush it before reading what it wrote.
+    /// </summary>
+    public static System.Text.Json.Utf8JsonWriter JsonWriter(PooledBufferWriter destination)
+    {
+        System.Text.Json.Utf8JsonWriter writer = s_json ??= new System.Text.Json.Utf8JsonWriter(destination, new System.Text.Json.JsonWriterOptions { SkipValidation = true });
+        writer.Reset(destination);
+        return writer;
     }
 
     public override PooledBufferWriter Get()

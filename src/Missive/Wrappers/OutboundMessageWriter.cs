@@ -220,20 +220,19 @@ public sealed class OutboundMessageWriter
     {
         ArgumentNullException.ThrowIfNull(envelope);
         MessageTypeMap types = _types ?? throw new InvalidOperationException("Publishing a message without a CloudEvents envelope needs the bus's envelope serializers (their MessageTypeMap writes the message).");
-        var buffer = new ArrayBufferWriter<byte>(massTransitUrn is null ? 256 : 512);
-        using (var writer = new Utf8JsonWriter(buffer, new JsonWriterOptions { SkipValidation = true }))
+        using PoolLease<Buffers.PooledBufferWriter> lease = new(Buffers.PerThreadBufferWriterPool.Instance, Buffers.PerThreadBufferWriterPool.Instance.Get());
+        Utf8JsonWriter writer = Buffers.PerThreadBufferWriterPool.JsonWriter(lease.Value);
+        if (massTransitUrn is null)
         {
-            if (massTransitUrn is null)
-            {
-                types.Get<T>().Codec.WriteJsonValue(writer, envelope.Message);
-            }
-            else
-            {
-                MassTransitEnvelope.Write(writer, envelope, massTransitUrn, types.Get<T>().Codec);
-            }
+            types.Get<T>().Codec.WriteJsonValue(writer, envelope.Message);
+        }
+        else
+        {
+            MassTransitEnvelope.Write(writer, envelope, massTransitUrn, types.Get<T>().Codec);
         }
 
-        return buffer.WrittenSpan.ToArray();
+        writer.Flush();
+        return lease.Value.WrittenSpan.ToArray();
     }
 
     private IEnvelopeSerializer SerializerFor(EnvelopeFormat? format) => format is { } chosen ? _serializers.GetSerializer(chosen) : _serializers.PublishSerializer;

@@ -32,7 +32,7 @@ public sealed partial class FolderDependencyTests
         ["Transport"] = ["Errors", "Envelopes", "Buffers"],
         ["Wrappers"] = ["Lexing", "Errors", "Envelopes", "Buffers", "Serialization", "Transport"],
         ["Diagnostics"] = ["Errors", "Envelopes"],
-        ["Offload"] = ["Errors", "Envelopes", "Transport"],
+        ["Offload"] = ["Errors", "Envelopes", "Transport", "Wrappers"], // Wrappers: the NServiceBus shapes whose S3 bodies it fetches
         ["Bus"] = ["Errors", "Transport"],
         ["Bus/Configuration"] = ["Serialization", "Transport", "Wrappers", "Offload"],
         ["Bus/Health"] = ["Errors"],

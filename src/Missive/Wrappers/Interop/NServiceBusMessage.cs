@@ -191,8 +191,8 @@ internal sealed class NServiceBusMessage
     /// </summary>
     public static Dictionary<string, MessageAttributeValue> AttributesOf(MessageEnvelope envelope, string fullName, bool published)
     {
-        var buffer = new System.Buffers.ArrayBufferWriter<byte>(256);
-        using (var writer = new Utf8JsonWriter(buffer))
+        using PoolLease<PooledBufferWriter> lease = new(PerThreadBufferWriterPool.Instance, PerThreadBufferWriterPool.Instance.Get());
+        Utf8JsonWriter writer = PerThreadBufferWriterPool.JsonWriter(lease.Value);
         {
             writer.WriteStartObject();
             writer.WriteString(EnclosedMessageTypesHeader, fullName);
@@ -209,12 +209,13 @@ internal sealed class NServiceBusMessage
             }
 
             writer.WriteEndObject();
+            writer.Flush();
         }
 
         return new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal)
         {
             [MessageIdHeader] = MessageAttributeValue.FromString(envelope.Id),
-            [HeadersAttribute] = MessageAttributeValue.FromString(System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan)),
+            [HeadersAttribute] = MessageAttributeValue.FromString(System.Text.Encoding.UTF8.GetString(lease.Value.WrittenSpan)),
         };
     }
 
