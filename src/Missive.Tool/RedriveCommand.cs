@@ -1,0 +1,267 @@
+using System;
+using System.Collections.Generic;
+using System.CommandLine;
+using System.Diagnostics;
+using System.Globalization;
+using System.IO;
+using System.Linq;
+using System.Text;
+using System.Threading;
+using System.Threading.Tasks;
+using Amazon.SQS.Model;
+using Missive.Transport;
+
+namespace Missive.Tool;
+
+/// <summary>
+/// <c>redrive</c>: moves dead-lettered messages back by receive, send, delete. A message leaves the dead-letter queue
+/// only after its send succeeded, and its id is written to a journal first, so that a run stopped at any point and
+/// started again moves what is left, without sending twice what was sent (it deletes those without sending them).
+/// </summary>
+internal static class RedriveCommand
+{
+    public static Command Create(TextWriter output, TextWriter error)
+    {
+        var queue = new Argument<string>("dead-letter-queue") { Description = "The queue to move messages from: its name, or its URL." };
+        var to = new Option<string?>("--to") { Description = "The queue to move them to (default: the one source queue whose redrive policy names the dead-letter queue)." };
+        var type = new Option<string[]>("--type") { Description = "Only messages of these CloudEvents types (repeatable)." };
+        var source = new Option<string?>("--source") { Description = "Only messages from this CloudEvents source." };
+        var since = new Option<DateTimeOffset?>("--since") { Description = "Only messages sent at or after this time (ISO 8601)." };
+        var until = new Option<DateTimeOffset?>("--until") { Description = "Only messages sent before this time (ISO 8601)." };
+        var max = new Option<int?>("--max-messages") { Description = "Stop after moving this many." };
+        var rate = new Option<double?>("--rate") { Description = "The most messages moved per second." };
+        var dryRun = new Option<bool>("--dry-run") { Description = "Say what would move; move nothing." };
+        var hold = new Option<TimeSpan>("--hold") { Description = "How long a message looked at stays invisible (it comes back after this if the run is stopped).", DefaultValueFactory = _ => TimeSpan.FromSeconds(60) };
+        var journal = new Option<string?>("--journal") { Description = "The file of the ids already sent (default: .missive-redrive-<queue>.journal in the current directory); kept until the queue is empty of what was sent." };
+        var command = new Command("redrive", "Moves dead-lettered messages back to their source queue (or another), all or filtered, keeping body and attributes; resumable: stopped at any point and run again, nothing is lost or sent twice.")
+        {
+            queue, to, type, source, since, until, max, rate, dryRun, hold, journal,
+        };
+        command.SetAction(async (parsed, cancellationToken) =>
+        {
+            ToolSettings settings = ToolCommands.Settings(parsed);
+            string from = parsed.GetValue(queue)!;
+            using var session = new ToolSession(settings, [from, .. parsed.GetValue(to) is { } t ? [t] : Array.Empty<string>()], []);
+            string target = parsed.GetValue(to) ?? await SourceQueueAsync(session, from, cancellationToken).ConfigureAwait(false);
+            string journalPath = parsed.GetValue(journal) ?? Path.Combine(Environment.CurrentDirectory, $".missive-redrive-{ToolSession.QueueName(from)}.journal");
+            var run = new Redrive(session, ToolSession.QueueName(from), ToolSession.QueueName(target), new MessageFilter(parsed.GetValue(type) ?? [], parsed.GetValue(source), parsed.GetValue(since), parsed.GetValue(until)), error)
+            {
+                DryRun = parsed.GetValue(dryRun),
+                Max = parsed.GetValue(max),
+                Rate = parsed.GetValue(rate),
+                Hold = parsed.GetValue(hold),
+                JournalPath = journalPath,
+            };
+            RedriveSummary summary = await run.RunAsync(cancellationToken).ConfigureAwait(false);
+            await output.WriteLineAsync(summary.ToString(run.DryRun, ToolSession.QueueName(from), ToolSession.QueueName(target))).ConfigureAwait(false);
+            return summary.Failed > 0 ? 1 : 0;
+        });
+        return command;
+    }
+
+    private static async Task<string> SourceQueueAsync(ToolSession session, string deadLetterQueue, CancellationToken cancellationToken)
+    {
+        string url = await session.QueueUrlAsync(deadLetterQueue, cancellationToken).ConfigureAwait(false);
+        ListDeadLetterSourceQueuesResponse sources = await session.Sqs.ListDeadLetterSourceQueuesAsync(new ListDeadLetterSourceQueuesRequest { QueueUrl = url }, cancellationToken).ConfigureAwait(false);
+        return sources.QueueUrls switch
+        {
+            [string one] => one,
+            null or [] => throw new ToolException($"No queue names {deadLetterQueue} as its dead-letter queue: say where the messages go with --to."),
+            var many => throw new ToolException($"{many.Count} queues name {deadLetterQueue} as their dead-letter queue ({string.Join(", ", many)}): say which with --to."),
+        };
+    }
+}
+
+/// <summary>What a redrive did.</summary>
+internal sealed class RedriveSummary
+{
+    public int Moved { get; set; }
+
+    public int AlreadySent { get; set; }
+
+    public int Skipped { get; set; }
+
+    public int Failed { get; set; }
+
+    public string ToString(bool dryRun, string from, string to)
+        => dryRun
+            ? $"Dry run: {Moved} of the messages looked at would move from {from} to {to}; {Skipped} do not match. Nothing was moved."
+            : $"Moved {Moved} from {from} to {to}" + (AlreadySent > 0 ? $" ({AlreadySent} sent by an earlier run, deleted now)" : string.Empty) + $"; {Skipped} did not match and stay; {Failed} failed and stay.";
+}
+
+/// <summary>One redrive run.</summary>
+internal sealed class Redrive(ToolSession session, string from, string to, MessageFilter filter, TextWriter progress)
+{
+    public bool DryRun { get; init; }
+
+    public int? Max { get; init; }
+
+    public double? Rate { get; init; }
+
+    public TimeSpan Hold { get; init; } = TimeSpan.FromSeconds(60);
+
+    public required string JournalPath { get; init; }
+
+    public async Task<RedriveSummary> RunAsync(CancellationToken cancellationToken)
+    {
+        var summary = new RedriveSummary();
+        HashSet<string> sent = DryRun ? [] : ReadJournal();
+        var held = new Dictionary<string, string>(StringComparer.Ordinal); // looked at and left: id → receipt handle
+        long started = Stopwatch.GetTimestamp();
+        using FileStream? journal = DryRun ? null : new FileStream(JournalPath, FileMode.Append, FileAccess.Write, FileShare.Read, 4096, FileOptions.WriteThrough);
+        try
+        {
+            int quiet = 0;
+            while (quiet < 2 && (Max is not { } most || summary.Moved < most))
+            {
+                IReadOnlyList<SqsMessage> received = await session.Transport.ReceiveAsync(from, 10, TimeSpan.FromSeconds(1), Hold, cancellationToken).ConfigureAwait(false);
+                var deliver = new List<SqsMessage>();
+                var deleteOnly = new List<SqsMessage>();
+                bool anyNew = false;
+                foreach (SqsMessage message in received)
+                {
+                    anyNew |= !held.ContainsKey(message.MessageId);
+                    if (sent.Contains(message.MessageId))
+                    {
+                        deleteOnly.Add(message); // sent by a run that stopped before deleting it
+                    }
+                    else if (filter.IsEmpty || filter.Matches(await session.Decoder.DecodeAsync(message, cancellationToken).ConfigureAwait(false)))
+                    {
+                        if (Max is { } limit && summary.Moved + deliver.Count >= limit)
+                        {
+                            held[message.MessageId] = message.ReceiptHandle;
+                            continue;
+                        }
+
+                        deliver.Add(message);
+                    }
+                    else
+                    {
+                        if (!held.ContainsKey(message.MessageId))
+                        {
+                            summary.Skipped++;
+                        }
+
+                        held[message.MessageId] = message.ReceiptHandle;
+                    }
+                }
+
+                quiet = anyNew || deliver.Count > 0 || deleteOnly.Count > 0 ? 0 : quiet + 1;
+                if (DryRun)
+                {
+                    foreach (SqsMessage message in deliver)
+                    {
+                        held[message.MessageId] = message.ReceiptHandle;
+                    }
+
+                    summary.Moved += deliver.Count;
+                    continue;
+                }
+
+                if (deleteOnly.Count > 0)
+                {
+                    await DeleteAsync(deleteOnly, cancellationToken).ConfigureAwait(false);
+                    summary.AlreadySent += deleteOnly.Count;
+                }
+
+                if (deliver.Count > 0)
+                {
+                    await MoveAsync(deliver, journal!, sent, held, summary, cancellationToken).ConfigureAwait(false);
+                    await Progress(summary, started).ConfigureAwait(false);
+                    await PaceAsync(summary.Moved, started, cancellationToken).ConfigureAwait(false);
+                }
+            }
+        }
+        finally
+        {
+            await session.ReleaseAsync(from, held.Values.ToList()).ConfigureAwait(false);
+            if (!DryRun)
+            {
+                await progress.WriteLineAsync().ConfigureAwait(false);
+            }
+        }
+
+        return summary;
+    }
+
+    /// <summary>Sends a batch to the target; each message sent is journalled, then deleted from the dead-letter queue.</summary>
+    private async Task MoveAsync(List<SqsMessage> batch, FileStream journal, HashSet<string> sent, Dictionary<string, string> held, RedriveSummary summary, CancellationToken cancellationToken)
+    {
+        bool fifo = FifoRule.IsFifo(to);
+        var requests = batch.Select(m => new SqsSendRequest
+        {
+            QueueName = to,
+            GivenBody = m.GivenBody, // as it came: bytes stay bytes
+            MessageAttributes = m.MessageAttributes,
+            MessageGroupId = fifo ? m.SystemAttributes.GetValueOrDefault(SqsSystemAttributes.MessageGroupId) ?? m.MessageId : null,
+            MessageDeduplicationId = fifo ? m.MessageId : null,
+        }).ToList();
+        IReadOnlyList<BatchEntryResult> results = await session.Transport.SendBatchAsync(requests, CancellationToken.None).ConfigureAwait(false); // a send under way finishes, so its outcome is known
+        var delivered = new List<SqsMessage>();
+        var line = new StringBuilder();
+        foreach (BatchEntryResult result in results)
+        {
+            SqsMessage message = batch[result.Index];
+            if (result.Succeeded)
+            {
+                delivered.Add(message);
+                line.Append(message.MessageId).Append('\n');
+            }
+            else
+            {
+                summary.Failed++;
+                held[message.MessageId] = message.ReceiptHandle;
+                await progress.WriteLineAsync($"{message.MessageId} not sent: {result.ErrorCode} {result.ErrorMessage}").ConfigureAwait(false);
+            }
+        }
+
+        byte[] ids = Encoding.UTF8.GetBytes(line.ToString());
+        await journal.WriteAsync(ids, CancellationToken.None).ConfigureAwait(false);
+        await journal.FlushAsync(CancellationToken.None).ConfigureAwait(false);
+        foreach (SqsMessage message in delivered)
+        {
+            sent.Add(message.MessageId);
+        }
+
+        await DeleteAsync(delivered, cancellationToken).ConfigureAwait(false);
+        summary.Moved += delivered.Count;
+    }
+
+    private async Task DeleteAsync(List<SqsMessage> messages, CancellationToken cancellationToken)
+    {
+        if (messages.Count == 0)
+        {
+            return;
+        }
+
+        IReadOnlyList<BatchEntryResult> results = await session.Transport.DeleteBatchAsync(from, messages.Select(m => m.ReceiptHandle).ToList(), cancellationToken).ConfigureAwait(false);
+        foreach (BatchEntryResult result in results.Where(r => !r.Succeeded))
+        {
+            // Sent and journalled: the next run deletes it without sending it again.
+            await progress.WriteLineAsync($"{messages[result.Index].MessageId} sent but not deleted ({result.ErrorCode}): a later run deletes it").ConfigureAwait(false);
+        }
+    }
+
+    private HashSet<string> ReadJournal()
+        => File.Exists(JournalPath) ? new HashSet<string>(File.ReadAllLines(JournalPath).Where(l => l.Length > 0), StringComparer.Ordinal) : new HashSet<string>(StringComparer.Ordinal);
+
+    private Task Progress(RedriveSummary summary, long started)
+    {
+        double seconds = Math.Max(Stopwatch.GetElapsedTime(started).TotalSeconds, 0.001);
+        return progress.WriteAsync(string.Create(CultureInfo.InvariantCulture, $"\rmoved {summary.Moved}, skipped {summary.Skipped}, failed {summary.Failed} ({summary.Moved / seconds:F0} per second)"));
+    }
+
+    private async Task PaceAsync(int moved, long started, CancellationToken cancellationToken)
+    {
+        if (Rate is not { } rate || rate <= 0)
+        {
+            return;
+        }
+
+        TimeSpan due = TimeSpan.FromSeconds(moved / rate) - Stopwatch.GetElapsedTime(started);
+        if (due > TimeSpan.Zero)
+        {
+            await Task.Delay(due, cancellationToken).ConfigureAwait(false);
+        }
+    }
+}

@@ -1,0 +1,105 @@
+using System;
+using System.Collections.Generic;
+using System.CommandLine;
+using System.Globalization;
+using System.Linq;
+using System.IO;
+using System.Text;
+using System.Text.Json;
+using System.Threading.Tasks;
+using Amazon.SQS.Model;
+
+namespace Missive.Tool;
+
+/// <summary><c>stats</c>: the approximate counts SQS keeps for each queue, and where it dead-letters.</summary>
+internal static class StatsCommand
+{
+    public static Command Create(TextWriter output)
+    {
+        var queues = new Argument<string[]>("queues") { Description = "The queues: names or URLs.", Arity = ArgumentArity.OneOrMore };
+        var format = new Option<string>("--output", "-o") { Description = "text (for people) or json (for scripts).", DefaultValueFactory = _ => "text" };
+        format.AcceptOnlyFromAmong("text", "json");
+        var command = new Command("stats", "Shows each queue's approximate counts of messages waiting, in flight and delayed, and its dead-letter queue and receive limit.") { queues, format };
+        command.SetAction(async (parsed, cancellationToken) =>
+        {
+            string[] names = parsed.GetValue(queues)!;
+            using var session = new ToolSession(ToolCommands.Settings(parsed), names, []);
+            var rows = new List<(string Queue, Dictionary<string, string> Attributes)>();
+            foreach (string queue in names)
+            {
+                string url = await session.QueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+                GetQueueAttributesResponse answer = await session.Sqs.GetQueueAttributesAsync(new GetQueueAttributesRequest { QueueUrl = url, AttributeNames = ["All"] }, cancellationToken).ConfigureAwait(false);
+                rows.Add((queue, answer.Attributes ?? []));
+            }
+
+            await output.WriteAsync(parsed.GetValue(format) == "json" ? Json(rows) : Text(rows)).ConfigureAwait(false);
+            return 0;
+        });
+        return command;
+    }
+
+    private static string Text(List<(string Queue, Dictionary<string, string> Attributes)> rows)
+    {
+        int width = Math.Max(5, rows.Max(r => r.Queue.Length));
+        var text = new StringBuilder();
+        text.Append("queue".PadRight(width)).Append("  waiting  in flight  delayed  dead-letters to (after receives)").AppendLine();
+        foreach ((string queue, Dictionary<string, string> attributes) in rows)
+        {
+            text.Append(queue.PadRight(width))
+                .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessages").PadLeft(7))
+                .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessagesNotVisible").PadLeft(9))
+                .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessagesDelayed").PadLeft(7))
+                .Append("  ").Append(Redrive(attributes) is { } r ? $"{r.Target} ({r.MaxReceiveCount})" : "-")
+                .AppendLine();
+        }
+
+        return text.ToString();
+    }
+
+    private static string Json(List<(string Queue, Dictionary<string, string> Attributes)> rows)
+    {
+        using var stream = new MemoryStream();
+        using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Indented = true }))
+        {
+            writer.WriteStartArray();
+            foreach ((string queue, Dictionary<string, string> attributes) in rows)
+            {
+                writer.WriteStartObject();
+                writer.WriteString("queue", queue);
+                writer.WriteNumber("waiting", Number(attributes, "ApproximateNumberOfMessages"));
+                writer.WriteNumber("inFlight", Number(attributes, "ApproximateNumberOfMessagesNotVisible"));
+                writer.WriteNumber("delayed", Number(attributes, "ApproximateNumberOfMessagesDelayed"));
+                if (Redrive(attributes) is { } redrive)
+                {
+                    writer.WriteString("deadLetterTargetArn", redrive.Target);
+                    writer.WriteNumber("maxReceiveCount", redrive.MaxReceiveCount);
+                }
+
+                writer.WriteEndObject();
+            }
+
+            writer.WriteEndArray();
+        }
+
+        return Encoding.UTF8.GetString(stream.ToArray()) + Environment.NewLine;
+    }
+
+    private static string Get(Dictionary<string, string> attributes, string name) => attributes.GetValueOrDefault(name) ?? "?";
+
+    private static long Number(Dictionary<string, string> attributes, string name)
+        => long.TryParse(attributes.GetValueOrDefault(name), NumberStyles.None, CultureInfo.InvariantCulture, out long value) ? value : -1;
+
+    private static (string Target, int MaxReceiveCount)? Redrive(Dictionary<string, string> attributes)
+    {
+        if (attributes.GetValueOrDefault("RedrivePolicy") is not { Length: > 0 } policy)
+        {
+            return null;
+        }
+
+        using JsonDocument document = JsonDocument.Parse(policy);
+        JsonElement root = document.RootElement;
+        string target = root.TryGetProperty("deadLetterTargetArn", out JsonElement arn) ? arn.GetString() ?? "?" : "?";
+        int max = root.TryGetProperty("maxReceiveCount", out JsonElement count) ? (count.ValueKind == JsonValueKind.Number ? count.GetInt32() : int.Parse(count.GetString() ?? "0", CultureInfo.InvariantCulture)) : 0;
+        return (target, max);
+    }
+}

@@ -1,0 +1,175 @@
+using System;
+using System.Collections.Generic;
+using System.Linq;
+using System.Threading;
+using System.Threading.Tasks;
+using Amazon.S3;
+using Amazon.SQS;
+using Missive.Aws;
+using Missive.Offload;
+using Missive.Transport;
+
+namespace Missive.Tool;
+
+/// <summary>The clients of one run of the tool, and the reads every command shares.</summary>
+internal sealed class ToolSession : IDisposable
+{
+    /// <summary>How long a message the tool looks at stays invisible to others before the tool makes it visible again (or, if the tool is stopped, SQS does).</summary>
+    public static readonly TimeSpan Hold = TimeSpan.FromSeconds(30);
+
+    private readonly AmazonSQSClient _sqs;
+    private readonly AmazonS3Client? _s3;
+    private readonly S3PayloadStore? _store;
+
+    /// <param name="settings">Where calls go.</param>
+    /// <param name="queues">The queues the command names, by name or URL.</param>
+    /// <param name="payloadBuckets">The buckets claim-checked payloads are fetched from, or none.</param>
+    public ToolSession(ToolSettings settings, IEnumerable<string> queues, IReadOnlyCollection<string> payloadBuckets)
+    {
+        Settings = settings;
+        _sqs = settings.CreateSqs();
+        var urls = new Dictionary<string, Uri>(StringComparer.Ordinal);
+        foreach (string queue in queues)
+        {
+            if (AsUrl(queue) is { } url)
+            {
+                urls[NameIn(url)] = url;
+            }
+        }
+
+        Transport = settings.CreateTransport(_sqs, urls);
+        PayloadResolver? resolver = null;
+        if (payloadBuckets.Count > 0)
+        {
+            _s3 = settings.CreateS3();
+            _store = new S3PayloadStore(new S3PayloadStoreOptions { Bucket = payloadBuckets.First() }, _s3);
+            var options = new PayloadOffloadOptions();
+            foreach (string bucket in payloadBuckets)
+            {
+                options.ReadableBuckets.Add(bucket);
+            }
+
+            resolver = new PayloadResolver(_store, options);
+        }
+
+        Decoder = new MessageDecoder(resolver);
+    }
+
+    public ToolSettings Settings { get; }
+
+    public AwsTransport Transport { get; }
+
+    public MessageDecoder Decoder { get; }
+
+    public IAmazonSQS Sqs => _sqs;
+
+    /// <summary>
+    /// Receives up to <paramref name="max"/> distinct messages that pass <paramref name="filter"/>, decoded, and makes
+    /// every message received visible again before returning (whatever happened).
+    /// </summary>
+    public async Task<List<DecodedMessage>> PeekAsync(string queue, int max, MessageFilter filter, CancellationToken cancellationToken)
+    {
+        string name = QueueName(queue);
+        var held = new Dictionary<string, string>(StringComparer.Ordinal); // message id → latest receipt handle
+        var shown = new List<DecodedMessage>();
+        try
+        {
+            int quiet = 0;
+            while (shown.Count < max && quiet < 2)
+            {
+                IReadOnlyList<SqsMessage> received = await Transport.ReceiveAsync(name, 10, TimeSpan.FromSeconds(1), Hold, cancellationToken).ConfigureAwait(false);
+                bool anyNew = false;
+                foreach (SqsMessage message in received)
+                {
+                    bool seen = held.ContainsKey(message.MessageId);
+                    held[message.MessageId] = message.ReceiptHandle;
+                    if (seen || shown.Count >= max)
+                    {
+                        continue;
+                    }
+
+                    anyNew = true;
+                    DecodedMessage decoded = await Decoder.DecodeAsync(message, cancellationToken).ConfigureAwait(false);
+                    if (filter.Matches(decoded))
+                    {
+                        shown.Add(decoded);
+                    }
+                }
+
+                quiet = anyNew ? 0 : quiet + 1;
+            }
+        }
+        finally
+        {
+            await ReleaseAsync(name, held.Values.ToList()).ConfigureAwait(false);
+        }
+
+        return shown;
+    }
+
+    /// <summary>Makes messages visible again at once; a failure leaves them to come back after <see cref="Hold"/>.</summary>
+    public async Task ReleaseAsync(string queue, IReadOnlyList<string> receiptHandles)
+    {
+        for (int i = 0; i < receiptHandles.Count; i += 10)
+        {
+            using var deadline = new CancellationTokenSource(TimeSpan.FromSeconds(30));
+            try
+            {
+                await Transport.ChangeVisibilityBatchAsync(queue, receiptHandles.Skip(i).Take(10).ToList(), TimeSpan.Zero, deadline.Token).ConfigureAwait(false);
+            }
+            catch (Exception e) when (e is MessageTransportException or OperationCanceledException)
+            {
+                // They come back on their own after the hold.
+            }
+        }
+    }
+
+    /// <summary>The name the transport knows a queue by: its own, or the last segment of its URL (mapped to that URL).</summary>
+    public static string QueueName(string queue) => AsUrl(queue) is { } url ? NameIn(url) : queue;
+
+    private static Uri? AsUrl(string queue)
+        => Uri.TryCreate(queue, UriKind.Absolute, out Uri? url) && (url.Scheme == Uri.UriSchemeHttps || url.Scheme == Uri.UriSchemeHttp) ? url : null;
+
+    private static string NameIn(Uri url) => url.Segments[^1].TrimEnd('/');
+
+    /// <summary>The queue's URL: as given, or as SQS tells it.</summary>
+    public async Task<string> QueueUrlAsync(string queue, CancellationToken cancellationToken)
+    {
+        if (AsUrl(queue) is not null)
+        {
+            return queue;
+        }
+
+        return (await _sqs.GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false)).QueueUrl;
+    }
+
+    public void Dispose()
+    {
+        Transport.Dispose();
+        _store?.Dispose();
+        _s3?.Dispose();
+        _sqs.Dispose();
+    }
+}
+
+/// <summary>Which decoded messages a command takes: by CloudEvents type and source, and by the time SQS says they were sent.</summary>
+internal sealed class MessageFilter(IReadOnlyCollection<string> types, string? source, DateTimeOffset? since, DateTimeOffset? until)
+{
+    public bool IsEmpty => types.Count == 0 && source is null && since is null && until is null;
+
+    public bool Matches(DecodedMessage message)
+    {
+        if (types.Count > 0 && (message.Type is not { } type || !types.Contains(type)))
+        {
+            return false;
+        }
+
+        if (source is not null && !string.Equals(message.Envelope?.Source, source, StringComparison.Ordinal))
+        {
+            return false;
+        }
+
+        DateTimeOffset? sent = message.SentAt;
+        return (since is null || (sent is { } s && s >= since)) && (until is null || (sent is { } u && u < until));
+    }
+}
