@@ -40,6 +40,9 @@ namespace Missive.Aws;
 public sealed class AwsTransport : IMessageTransport, IDisposable
 {
     private readonly ISqsOperations _sqs;
+
+    /// <summary>Gets the SQS client when it is the application's <see cref="Amazon.SQS.IAmazonSQS"/> (the operator's tool calls it for what the transport does not).</summary>
+    internal Sqs.SdkSqsClient? SdkSqs => _sqs as Sqs.SdkSqsClient;
     private readonly SnsClient _sns;
     private readonly EventBridgeClient _eventBridge;
     private readonly List<HttpClient> _owned = [];

@@ -19,6 +19,9 @@ namespace Missive.Tool;
 /// </summary>
 internal sealed class MessageDecoder
 {
+    /// <summary>The shape of a body that has CloudEvents' <c>specversion</c> but does not read: the reader's reason says why.</summary>
+    public const string BrokenEnvelope = "a CloudEvents envelope that does not read";
+
     private readonly InboundMessageReader _reader;
     private readonly PayloadResolver? _resolver;
 
@@ -156,7 +159,7 @@ internal sealed class MessageDecoder
     {
         if (body.ValueKind == JsonValueKind.Object && body.TryGetProperty("specversion", out _))
         {
-            return "a CloudEvents envelope that does not read";
+            return BrokenEnvelope;
         }
 
         if (body.ValueKind == JsonValueKind.Object && body.TryGetProperty("messageType", out JsonElement urns) && urns.ValueKind == JsonValueKind.Array && urns.GetArrayLength() > 0)

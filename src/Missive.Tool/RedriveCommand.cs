@@ -8,7 +8,6 @@ using System.Linq;
 using System.Text;
 using System.Threading;
 using System.Threading.Tasks;
-using Amazon.SQS.Model;
 using Missive.Transport;
 
 namespace Missive.Tool;
@@ -32,7 +31,7 @@ internal static class RedriveCommand
         var rate = new Option<double?>("--rate") { Description = "The most messages moved per second." };
         var dryRun = new Option<bool>("--dry-run") { Description = "Say what would move; move nothing." };
         var hold = new Option<TimeSpan>("--hold") { Description = "How long a message looked at stays invisible (it comes back after this if the run is stopped).", DefaultValueFactory = _ => TimeSpan.FromSeconds(60) };
-        var journal = new Option<string?>("--journal") { Description = "The file of the ids already sent (default: .missive-redrive-<queue>.journal in the current directory); kept until the queue is empty of what was sent." };
+        var journal = new Option<string?>("--journal") { Description = "The file of the ids already sent (default: .missive-redrive-<queue>.journal in the current directory); removed when a run ends with every message it sent deleted." };
         var command = new Command("redrive", "Moves dead-lettered messages back to their source queue (or another), all or filtered, keeping body and attributes; resumable: stopped at any point and run again, nothing is lost or sent twice.")
         {
             queue, to, type, source, since, until, max, rate, dryRun, hold, journal,
@@ -60,16 +59,12 @@ internal static class RedriveCommand
     }
 
     private static async Task<string> SourceQueueAsync(ToolSession session, string deadLetterQueue, CancellationToken cancellationToken)
-    {
-        string url = await session.QueueUrlAsync(deadLetterQueue, cancellationToken).ConfigureAwait(false);
-        ListDeadLetterSourceQueuesResponse sources = await session.Sqs.ListDeadLetterSourceQueuesAsync(new ListDeadLetterSourceQueuesRequest { QueueUrl = url }, cancellationToken).ConfigureAwait(false);
-        return sources.QueueUrls switch
+        => await session.SourceQueuesAsync(deadLetterQueue, cancellationToken).ConfigureAwait(false) switch
         {
             [string one] => one,
-            null or [] => throw new ToolException($"No queue names {deadLetterQueue} as its dead-letter queue: say where the messages go with --to."),
+            [] => throw new ToolException($"No queue names {deadLetterQueue} as its dead-letter queue: say where the messages go with --to."),
             var many => throw new ToolException($"{many.Count} queues name {deadLetterQueue} as their dead-letter queue ({string.Join(", ", many)}): say which with --to."),
         };
-    }
 }
 
 /// <summary>What a redrive did.</summary>
@@ -82,6 +77,9 @@ internal sealed class RedriveSummary
     public int Skipped { get; set; }
 
     public int Failed { get; set; }
+
+    /// <summary>Gets or sets how many were sent but are still in the dead-letter queue (their delete failed): the journal keeps them.</summary>
+    public int Undeleted { get; set; }
 
     public string ToString(bool dryRun, string from, string to)
         => dryRun
@@ -160,7 +158,7 @@ internal sealed class Redrive(ToolSession session, string from, string to, Messa
 
                 if (deleteOnly.Count > 0)
                 {
-                    await DeleteAsync(deleteOnly, cancellationToken).ConfigureAwait(false);
+                    summary.Undeleted += await DeleteAsync(deleteOnly, cancellationToken).ConfigureAwait(false);
                     summary.AlreadySent += deleteOnly.Count;
                 }
 
@@ -179,6 +177,12 @@ internal sealed class Redrive(ToolSession session, string from, string to, Messa
             {
                 await progress.WriteLineAsync().ConfigureAwait(false);
             }
+        }
+
+        if (journal is not null && summary.Undeleted == 0)
+        {
+            await journal.DisposeAsync().ConfigureAwait(false);
+            File.Delete(JournalPath); // ended with every message it sent deleted: nothing left to recognise
         }
 
         return summary;
@@ -223,23 +227,28 @@ internal sealed class Redrive(ToolSession session, string from, string to, Messa
             sent.Add(message.MessageId);
         }
 
-        await DeleteAsync(delivered, cancellationToken).ConfigureAwait(false);
+        summary.Undeleted += await DeleteAsync(delivered, cancellationToken).ConfigureAwait(false);
         summary.Moved += delivered.Count;
     }
 
-    private async Task DeleteAsync(List<SqsMessage> messages, CancellationToken cancellationToken)
+    /// <summary>Deletes sent messages from the dead-letter queue; returns how many could not be (a later run deletes them).</summary>
+    private async Task<int> DeleteAsync(List<SqsMessage> messages, CancellationToken cancellationToken)
     {
         if (messages.Count == 0)
         {
-            return;
+            return 0;
         }
 
         IReadOnlyList<BatchEntryResult> results = await session.Transport.DeleteBatchAsync(from, messages.Select(m => m.ReceiptHandle).ToList(), cancellationToken).ConfigureAwait(false);
+        int failed = 0;
         foreach (BatchEntryResult result in results.Where(r => !r.Succeeded))
         {
             // Sent and journalled: the next run deletes it without sending it again.
+            failed++;
             await progress.WriteLineAsync($"{messages[result.Index].MessageId} sent but not deleted ({result.ErrorCode}): a later run deletes it").ConfigureAwait(false);
         }
+
+        return failed;
     }
 
     private HashSet<string> ReadJournal()

@@ -148,7 +148,7 @@ internal sealed class Report(TextWriter output, bool json)
             : null;
         return rule is not null
             ? ("NoNativeRuleMatched", $"It is {shape}, not a CloudEvents envelope: the poller reads it only with {rule} in its NativeMessages rules.")
-            : (m.Reason?.ToString() ?? "Unreadable", $"{m.ReasonText} (it is {shape}).");
+            : (m.Reason?.ToString() ?? "Unreadable", shape == MessageDecoder.BrokenEnvelope ? m.ReasonText ?? shape : $"{m.ReasonText} The body is {shape}.");
     }
 
     private static void Header(StringBuilder text, int number, DecodedMessage m)

@@ -7,7 +7,6 @@ using System.IO;
 using System.Text;
 using System.Text.Json;
 using System.Threading.Tasks;
-using Amazon.SQS.Model;
 
 namespace Missive.Tool;
 
@@ -27,9 +26,7 @@ internal static class StatsCommand
             var rows = new List<(string Queue, Dictionary<string, string> Attributes)>();
             foreach (string queue in names)
             {
-                string url = await session.QueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
-                GetQueueAttributesResponse answer = await session.Sqs.GetQueueAttributesAsync(new GetQueueAttributesRequest { QueueUrl = url, AttributeNames = ["All"] }, cancellationToken).ConfigureAwait(false);
-                rows.Add((queue, answer.Attributes ?? []));
+                rows.Add((queue, await session.AttributesAsync(queue, ["All"], cancellationToken).ConfigureAwait(false)));
             }
 
             await output.WriteAsync(parsed.GetValue(format) == "json" ? Json(rows) : Text(rows)).ConfigureAwait(false);
@@ -49,7 +46,7 @@ internal static class StatsCommand
                 .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessages").PadLeft(7))
                 .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessagesNotVisible").PadLeft(9))
                 .Append("  ").Append(Get(attributes, "ApproximateNumberOfMessagesDelayed").PadLeft(7))
-                .Append("  ").Append(Redrive(attributes) is { } r ? $"{r.Target} ({r.MaxReceiveCount})" : "-")
+                .Append("  ").Append(Redrive(attributes) is { } r ? $"{r.DeadLetterTargetArn} ({r.MaxReceiveCount})" : "-")
                 .AppendLine();
         }
 
@@ -71,7 +68,7 @@ internal static class StatsCommand
                 writer.WriteNumber("delayed", Number(attributes, "ApproximateNumberOfMessagesDelayed"));
                 if (Redrive(attributes) is { } redrive)
                 {
-                    writer.WriteString("deadLetterTargetArn", redrive.Target);
+                    writer.WriteString("deadLetterTargetArn", redrive.DeadLetterTargetArn);
                     writer.WriteNumber("maxReceiveCount", redrive.MaxReceiveCount);
                 }
 
@@ -89,17 +86,5 @@ internal static class StatsCommand
     private static long Number(Dictionary<string, string> attributes, string name)
         => long.TryParse(attributes.GetValueOrDefault(name), NumberStyles.None, CultureInfo.InvariantCulture, out long value) ? value : -1;
 
-    private static (string Target, int MaxReceiveCount)? Redrive(Dictionary<string, string> attributes)
-    {
-        if (attributes.GetValueOrDefault("RedrivePolicy") is not { Length: > 0 } policy)
-        {
-            return null;
-        }
-
-        using JsonDocument document = JsonDocument.Parse(policy);
-        JsonElement root = document.RootElement;
-        string target = root.TryGetProperty("deadLetterTargetArn", out JsonElement arn) ? arn.GetString() ?? "?" : "?";
-        int max = root.TryGetProperty("maxReceiveCount", out JsonElement count) ? (count.ValueKind == JsonValueKind.Number ? count.GetInt32() : int.Parse(count.GetString() ?? "0", CultureInfo.InvariantCulture)) : 0;
-        return (target, max);
-    }
+    private static RedrivePolicy? Redrive(Dictionary<string, string> attributes) => RedrivePolicy.Parse(attributes.GetValueOrDefault("RedrivePolicy"));
 }

@@ -69,8 +69,8 @@ internal static class ToolCommands
         root.Options.Add(Region);
         root.Options.Add(Profile);
         root.Options.Add(Verbose);
-        root.Subcommands.Add(Inspect("peek", "Shows messages of a queue decoded, without consuming them: each is received, then made visible again at once (its receive count rises by one, as with the console's poll).", output, why: false));
-        root.Subcommands.Add(Inspect("why", "Says, for each message of a queue (a dead-letter queue, typically), why a Missive consumer would not handle it, with the reader's own reason. Nothing is deleted.", output, why: true));
+        root.Subcommands.Add(Inspect("peek", "Shows messages of a queue decoded, without consuming them: each is received, then made visible again at once. Its receive count rises by one, as with the console's poll: on a queue with a redrive policy, a message at its maxReceiveCount then moves to the dead-letter queue.", output, error, why: false));
+        root.Subcommands.Add(Inspect("why", "Says, for each message of a queue (a dead-letter queue, typically), why a Missive consumer would not handle it, with the reader's own reason. Nothing is deleted; receive counts rise by one, as with peek.", output, error, why: true));
         root.Subcommands.Add(RedriveCommand.Create(output, error));
         root.Subcommands.Add(SendCommand.Create(output));
         root.Subcommands.Add(StatsCommand.Create(output));
@@ -87,7 +87,7 @@ internal static class ToolCommands
         Json = json,
     };
 
-    private static Command Inspect(string name, string description, TextWriter output, bool why)
+    private static Command Inspect(string name, string description, TextWriter output, TextWriter error, bool why)
     {
         var queue = new Argument<string>("queue") { Description = "The queue: its name, or its URL." };
         var max = new Option<int>("--max-messages") { Description = "The most messages to look at.", DefaultValueFactory = _ => 10 };
@@ -111,6 +111,11 @@ internal static class ToolCommands
             ToolSettings settings = Settings(parsed, parsed.GetValue(format) == "json", parsed.GetValue(s3Endpoint));
             var filter = new MessageFilter(parsed.GetValue(type) ?? [], parsed.GetValue(source), parsed.GetValue(since), parsed.GetValue(until));
             using var session = new ToolSession(settings, [parsed.GetValue(queue)!], parsed.GetValue(buckets) ?? []);
+            if (await session.MaxReceiveCountAsync(parsed.GetValue(queue)!, cancellationToken).ConfigureAwait(false) is { } limit)
+            {
+                await error.WriteLineAsync($"Note: {parsed.GetValue(queue)} dead-letters after {limit} receives, and looking counts as one: a message received {limit} times moves to its dead-letter queue.").ConfigureAwait(false);
+            }
+
             List<DecodedMessage> messages = await session.PeekAsync(parsed.GetValue(queue)!, Math.Max(1, parsed.GetValue(max)), filter, cancellationToken).ConfigureAwait(false);
             var report = new Report(output, settings.Json);
             if (why)

@@ -5,6 +5,7 @@ using System.Threading;
 using System.Threading.Tasks;
 using Amazon.S3;
 using Amazon.SQS;
+using Amazon.SQS.Model;
 using Missive.Aws;
 using Missive.Offload;
 using Missive.Transport;
@@ -60,8 +61,6 @@ internal sealed class ToolSession : IDisposable
     public AwsTransport Transport { get; }
 
     public MessageDecoder Decoder { get; }
-
-    public IAmazonSQS Sqs => _sqs;
 
     /// <summary>
     /// Receives up to <paramref name="max"/> distinct messages that pass <paramref name="filter"/>, decoded, and makes
@@ -132,16 +131,49 @@ internal sealed class ToolSession : IDisposable
 
     private static string NameIn(Uri url) => url.Segments[^1].TrimEnd('/');
 
-    /// <summary>The queue's URL: as given, or as SQS tells it.</summary>
-    public async Task<string> QueueUrlAsync(string queue, CancellationToken cancellationToken)
-    {
-        if (AsUrl(queue) is not null)
-        {
-            return queue;
-        }
+    /// <summary>The queue's URL: as given, or as SQS tells it (a missing queue named with the endpoint and region asked).</summary>
+    public Task<string> QueueUrlAsync(string queue, CancellationToken cancellationToken)
+        => AsUrl(queue) is not null ? Task.FromResult(queue) : SdkSqs.GetQueueUrlAsync(queue, cancellationToken);
 
-        return (await _sqs.GetQueueUrlAsync(queue, cancellationToken).ConfigureAwait(false)).QueueUrl;
+    /// <summary>The queue's attributes, as SQS gives them (a failure in the transport's words: endpoint, region, what to check).</summary>
+    public async Task<Dictionary<string, string>> AttributesAsync(string queue, List<string> names, CancellationToken cancellationToken)
+    {
+        string url = await QueueUrlAsync(queue, cancellationToken).ConfigureAwait(false);
+        GetQueueAttributesResponse answer = await SdkSqs.CallAsync("GetQueueAttributes", QueueName(queue), ct => _sqs.GetQueueAttributesAsync(new GetQueueAttributesRequest { QueueUrl = url, AttributeNames = names }, ct), cancellationToken).ConfigureAwait(false);
+        return answer.Attributes ?? [];
     }
+
+    /// <summary>The queues whose redrive policy names <paramref name="deadLetterQueue"/>: SQS's own list, or where the service has no such call, its queues' policies read one by one.</summary>
+    public async Task<List<string>> SourceQueuesAsync(string deadLetterQueue, CancellationToken cancellationToken)
+    {
+        string url = await QueueUrlAsync(deadLetterQueue, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            ListDeadLetterSourceQueuesResponse sources = await _sqs.ListDeadLetterSourceQueuesAsync(new ListDeadLetterSourceQueuesRequest { QueueUrl = url }, cancellationToken).ConfigureAwait(false);
+            return sources.QueueUrls ?? [];
+        }
+        catch (AmazonSQSException e) when (e.ErrorCode is "InvalidAction" or "UnknownOperationException")
+        {
+            string arn = (await AttributesAsync(deadLetterQueue, ["QueueArn"], cancellationToken).ConfigureAwait(false)).GetValueOrDefault("QueueArn") ?? string.Empty;
+            var found = new List<string>();
+            ListQueuesResponse queues = await SdkSqs.CallAsync("ListQueues", QueueName(deadLetterQueue), ct => _sqs.ListQueuesAsync(new ListQueuesRequest(), ct), cancellationToken).ConfigureAwait(false);
+            foreach (string candidate in queues.QueueUrls ?? [])
+            {
+                if (RedrivePolicy.Parse((await AttributesAsync(candidate, ["RedrivePolicy"], cancellationToken).ConfigureAwait(false)).GetValueOrDefault("RedrivePolicy")) is { } policy && policy.DeadLetterTargetArn == arn)
+                {
+                    found.Add(candidate);
+                }
+            }
+
+            return found;
+        }
+    }
+
+    /// <summary>The queue's <c>maxReceiveCount</c> when it has a redrive policy, else <c>null</c>.</summary>
+    public async Task<int?> MaxReceiveCountAsync(string queue, CancellationToken cancellationToken)
+        => RedrivePolicy.Parse((await AttributesAsync(queue, ["RedrivePolicy"], cancellationToken).ConfigureAwait(false)).GetValueOrDefault("RedrivePolicy"))?.MaxReceiveCount;
+
+    private Missive.Aws.Sqs.SdkSqsClient SdkSqs => Transport.SdkSqs ?? throw new InvalidOperationException("The transport is on the SDK's client.");
 
     public void Dispose()
     {

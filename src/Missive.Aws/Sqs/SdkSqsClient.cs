@@ -300,7 +300,7 @@ internal sealed class SdkSqsClient : ISqsOperations
     }
 
     /// <summary>One SDK call; its failures as <see cref="MessageTransportException"/>s (the caller's own cancellation passes as it is).</summary>
-    private async Task<T> CallAsync<T>(string operation, string queue, Func<CancellationToken, Task<T>> call, CancellationToken cancellationToken)
+    internal async Task<T> CallAsync<T>(string operation, string queue, Func<CancellationToken, Task<T>> call, CancellationToken cancellationToken)
     {
         try
         {

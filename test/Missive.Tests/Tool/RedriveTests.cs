@@ -60,6 +60,7 @@ public sealed class RedriveTests(AwsEmulatorFixture fixture)
 
             Assert.True(exit == 0, error.ToString());
             Assert.Contains($"from {dlq} to {target}", output.ToString(), StringComparison.Ordinal);
+            Assert.False(File.Exists(journal)); // ended with everything it sent deleted: the journal goes
 
             List<string> moved = await DrainIdsAsync(transport, target);
             List<string> stayed = await DrainIdsAsync(transport, dlq);

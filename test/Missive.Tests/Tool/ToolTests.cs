@@ -153,7 +153,8 @@ public sealed class ToolTests(AwsEmulatorFixture fixture, S3PayloadStoreTests.S3
             Assert.Equal(1, unreachable);
         }
 
-        Assert.Contains("could not be reached", unreachableError.ToString(), StringComparison.Ordinal);
+        Assert.Contains("Connection refused", unreachableError.ToString(), StringComparison.Ordinal);
+        Assert.Contains("Endpoint http://127.0.0.1:9, signing region eu-west-1", unreachableError.ToString(), StringComparison.Ordinal);
 
         (int usage, _, string usageError) = await RunAsync("peek");
         Assert.Equal(2, usage);
