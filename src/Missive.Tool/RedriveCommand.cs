@@ -31,19 +31,27 @@ internal static class RedriveCommand
         var rate = new Option<double?>("--rate") { Description = "The most messages moved per second." };
         var dryRun = new Option<bool>("--dry-run") { Description = "Say what would move; move nothing." };
         var hold = new Option<TimeSpan>("--hold") { Description = "How long a message looked at stays invisible (it comes back after this if the run is stopped).", DefaultValueFactory = _ => TimeSpan.FromSeconds(60) };
+        var byReceive = new Option<bool>("--by-receive") { Description = "Move by receive, send, delete even without a filter (by default, an unfiltered move is SQS's own message move task)." };
         var journal = new Option<string?>("--journal") { Description = "The file of the ids already sent (default: .missive-redrive-<queue>.journal in the current directory); removed when a run ends with every message it sent deleted." };
-        var command = new Command("redrive", "Moves dead-lettered messages back to their source queue (or another), all or filtered, keeping body and attributes; resumable: stopped at any point and run again, nothing is lost or sent twice.")
+        var command = new Command("redrive", "Moves dead-lettered messages back to their source queue (or another), all or filtered, keeping body and attributes. Unfiltered, by SQS's own message move task (progress polled); filtered (or --by-receive, --dry-run, --max-messages), by receive, send, delete: resumable, stopped at any point and run again, nothing is lost or sent twice.")
         {
-            queue, to, type, source, since, until, max, rate, dryRun, hold, journal,
+            queue, to, type, source, since, until, max, rate, dryRun, hold, journal, byReceive,
         };
         command.SetAction(async (parsed, cancellationToken) =>
         {
             ToolSettings settings = ToolCommands.Settings(parsed);
             string from = parsed.GetValue(queue)!;
             using var session = new ToolSession(settings, [from, .. parsed.GetValue(to) is { } t ? [t] : Array.Empty<string>()], []);
+            var filter = new MessageFilter(parsed.GetValue(type) ?? [], parsed.GetValue(source), parsed.GetValue(since), parsed.GetValue(until));
+            if (filter.IsEmpty && !parsed.GetValue(dryRun) && parsed.GetValue(max) is null && !parsed.GetValue(byReceive)
+                && await ServiceMoveAsync(session, from, parsed.GetValue(to), parsed.GetValue(rate), output, error, cancellationToken).ConfigureAwait(false) is { } moved)
+            {
+                return moved;
+            }
+
             string target = parsed.GetValue(to) ?? await SourceQueueAsync(session, from, cancellationToken).ConfigureAwait(false);
             string journalPath = parsed.GetValue(journal) ?? Path.Combine(Environment.CurrentDirectory, $".missive-redrive-{ToolSession.QueueName(from)}.journal");
-            var run = new Redrive(session, ToolSession.QueueName(from), ToolSession.QueueName(target), new MessageFilter(parsed.GetValue(type) ?? [], parsed.GetValue(source), parsed.GetValue(since), parsed.GetValue(until)), error)
+            var run = new Redrive(session, ToolSession.QueueName(from), ToolSession.QueueName(target), filter, error)
             {
                 DryRun = parsed.GetValue(dryRun),
                 Max = parsed.GetValue(max),
@@ -56,6 +64,46 @@ internal static class RedriveCommand
             return summary.Failed > 0 ? 1 : 0;
         });
         return command;
+    }
+
+    /// <summary>
+    /// An unfiltered move by SQS's own message move task, its progress polled once a second; the exit code, or
+    /// <c>null</c> when the service has no such task (the move is then made by receive, send, delete).
+    /// </summary>
+    private static async Task<int?> ServiceMoveAsync(ToolSession session, string from, string? to, double? rate, TextWriter output, TextWriter progress, CancellationToken cancellationToken)
+    {
+        int? perSecond = rate is { } r ? (int)Math.Clamp(Math.Round(r), 1, 500) : null;
+        if (await session.StartMoveAsync(from, to, perSecond, cancellationToken).ConfigureAwait(false) is not { } task)
+        {
+            await progress.WriteLineAsync("The service has no message move task: moving by receive, send, delete.").ConfigureAwait(false);
+            return null;
+        }
+
+        try
+        {
+            while (true)
+            {
+                Amazon.SQS.Model.ListMessageMoveTasksResultEntry? state = await session.MoveTaskAsync(task.SourceArn, cancellationToken).ConfigureAwait(false);
+                long moved = state?.ApproximateNumberOfMessagesMoved ?? 0, total = state?.ApproximateNumberOfMessagesToMove ?? 0;
+                await progress.WriteAsync(string.Create(CultureInfo.InvariantCulture, $"\rmoved {moved} of {total} (SQS's message move task, {state?.Status ?? "starting"})")).ConfigureAwait(false);
+                switch (state?.Status)
+                {
+                    case "COMPLETED":
+                        await progress.WriteLineAsync().ConfigureAwait(false);
+                        await output.WriteLineAsync($"Moved {moved} from {ToolSession.QueueName(from)} to {(to is null ? "the queues they came from" : ToolSession.QueueName(to))} by SQS's message move task.").ConfigureAwait(false);
+                        return 0;
+                    case "FAILED" or "CANCELLED":
+                        await progress.WriteLineAsync().ConfigureAwait(false);
+                        throw new ToolException($"SQS's message move task {state.Status.ToLowerInvariant()} after moving {moved} of {total}: {state.FailureReason ?? "no reason given"}.");
+                }
+
+                await Task.Delay(TimeSpan.FromSeconds(1), cancellationToken).ConfigureAwait(false);
+            }
+        }
+        catch (OperationCanceledException) when (cancellationToken.IsCancellationRequested)
+        {
+            throw new ToolException($"Stopped watching; the move goes on at SQS (task {task.Handle}): aws sqs cancel-message-move-task --task-handle {task.Handle} stops it.");
+        }
     }
 
     private static async Task<string> SourceQueueAsync(ToolSession session, string deadLetterQueue, CancellationToken cancellationToken)

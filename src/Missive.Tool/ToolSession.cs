@@ -169,6 +169,36 @@ internal sealed class ToolSession : IDisposable
         }
     }
 
+    /// <summary>
+    /// Starts SQS's own message move task from <paramref name="deadLetterQueue"/> (to <paramref name="target"/>, or to
+    /// the queues its messages came from) and returns its handle, or <c>null</c> when the service has no such call.
+    /// </summary>
+    public async Task<(string Handle, string SourceArn)?> StartMoveAsync(string deadLetterQueue, string? target, int? perSecond, CancellationToken cancellationToken)
+    {
+        string sourceArn = await ArnAsync(deadLetterQueue, cancellationToken).ConfigureAwait(false);
+        string? destinationArn = target is null ? null : await ArnAsync(target, cancellationToken).ConfigureAwait(false);
+        try
+        {
+            StartMessageMoveTaskResponse started = await _sqs.StartMessageMoveTaskAsync(new StartMessageMoveTaskRequest { SourceArn = sourceArn, DestinationArn = destinationArn, MaxNumberOfMessagesPerSecond = perSecond }, cancellationToken).ConfigureAwait(false);
+            return (started.TaskHandle, sourceArn);
+        }
+        catch (AmazonSQSException e) when (e.ErrorCode is "InvalidAction" or "UnknownOperationException")
+        {
+            return null;
+        }
+    }
+
+    /// <summary>The move task of <paramref name="sourceArn"/> as SQS last reported it (the most recent one).</summary>
+    public async Task<ListMessageMoveTasksResultEntry?> MoveTaskAsync(string sourceArn, CancellationToken cancellationToken)
+    {
+        ListMessageMoveTasksResponse tasks = await _sqs.ListMessageMoveTasksAsync(new ListMessageMoveTasksRequest { SourceArn = sourceArn, MaxResults = 1 }, cancellationToken).ConfigureAwait(false);
+        return tasks.Results is { Count: > 0 } results ? results[0] : null;
+    }
+
+    private async Task<string> ArnAsync(string queue, CancellationToken cancellationToken)
+        => (await AttributesAsync(queue, ["QueueArn"], cancellationToken).ConfigureAwait(false)).GetValueOrDefault("QueueArn")
+            ?? throw new ToolException($"SQS gave no ARN for queue '{queue}'.");
+
     /// <summary>The queue's <c>maxReceiveCount</c> when it has a redrive policy, else <c>null</c>.</summary>
     public async Task<int?> MaxReceiveCountAsync(string queue, CancellationToken cancellationToken)
         => RedrivePolicy.Parse((await AttributesAsync(queue, ["RedrivePolicy"], cancellationToken).ConfigureAwait(false)).GetValueOrDefault("RedrivePolicy"))?.MaxReceiveCount;

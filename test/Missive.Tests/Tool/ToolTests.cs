@@ -138,6 +138,26 @@ public sealed class ToolTests(AwsEmulatorFixture fixture, S3PayloadStoreTests.S3
     }
 
     [EmulatorFact]
+    public async Task AnUnfilteredRedrive_WhereTheServiceHasNoMoveTask_MovesByReceive_ToTheQueueWhosePolicyNamesTheDeadLetterQueue()
+    {
+        string dlq = AwsTransportSqsTests.NewName("plain-dlq"), source = AwsTransportSqsTests.NewName("plain-source");
+        await fixture.Emulator.CreateQueueAsync(dlq);
+        await fixture.Emulator.CreateQueueAsync(source, new Dictionary<string, string> { ["RedrivePolicy"] = $"{{\"deadLetterTargetArn\":\"{AwsEmulator.QueueArn(dlq)}\",\"maxReceiveCount\":\"3\"}}" });
+        using AwsTransport transport = fixture.Emulator.CreateTransport();
+        for (int i = 0; i < 3; i++)
+        {
+            await transport.SendAsync(new SqsSendRequest { QueueName = dlq, Body = "{\"n\":" + i + "}" });
+        }
+
+        (int exit, string output, string error) = await RunAsync("redrive", dlq);
+
+        Assert.True(exit == 0, error);
+        Assert.Contains("no message move task", error, StringComparison.Ordinal);
+        Assert.Contains($"Moved 3 from {dlq} to {source}", output, StringComparison.Ordinal);
+        Assert.Equal(3, (await transport.ReceiveAsync(source, 10, TimeSpan.FromSeconds(1))).Count);
+    }
+
+    [EmulatorFact]
     public async Task BadInput_GetsOneLine_AndANonZeroExitCode_WithoutAStackTrace()
     {
         (int missing, _, string missingError) = await RunAsync("peek", "no-such-queue-" + Guid.NewGuid().ToString("N")[..8]);
