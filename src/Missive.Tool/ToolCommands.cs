@@ -73,7 +73,7 @@ internal static class ToolCommands
         root.Subcommands.Add(Inspect("why", "Says, for each message of a queue (a dead-letter queue, typically), why a Missive consumer would not handle it, with the reader's own reason. Nothing is deleted; receive counts rise by one, as with peek.", output, error, why: true));
         root.Subcommands.Add(RedriveCommand.Create(output, error));
         root.Subcommands.Add(SendCommand.Create(output));
-        root.Subcommands.Add(StatsCommand.Create(output));
+        root.Subcommands.Add(StatsCommand.Create(output, error));
         return root;
     }
 

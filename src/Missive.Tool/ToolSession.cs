@@ -62,6 +62,10 @@ internal sealed class ToolSession : IDisposable
 
     public MessageDecoder Decoder { get; }
 
+    /// <summary>The queues' oldest messages' ages from CloudWatch (by queue name), or why there are none.</summary>
+    public Task<(Dictionary<string, TimeSpan?> Ages, string? Unavailable)> OldestMessageAgesAsync(IReadOnlyList<string> queues, CancellationToken cancellationToken)
+        => OldestMessageAge.ReadAsync(queues.Select(QueueName).ToList(), Settings.ResolveCredentials(), ToolSettings.RegionOf(_sqs), Settings.CloudWatchEndpoint, cancellationToken);
+
     /// <summary>
     /// Receives up to <paramref name="max"/> distinct messages that pass <paramref name="filter"/>, decoded, and makes
     /// every message received visible again before returning (whatever happened).

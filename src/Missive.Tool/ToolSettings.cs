@@ -49,7 +49,7 @@ internal sealed class ToolSettings
         {
             SqsClient = sqs,
             Region = sqs.Config.RegionEndpoint?.SystemName ?? sqs.Config.AuthenticationRegion,
-            Credentials = Credentials() ?? DefaultCredentials(),
+            Credentials = ResolveCredentials(),
         };
         if (EndpointUrl is not null)
         {
@@ -63,6 +63,20 @@ internal sealed class ToolSettings
 
         return new AwsTransport(options);
     }
+
+    /// <summary>The credentials every call signs with: the profile's, or the SDK's default chain.</summary>
+    public AWSCredentials ResolveCredentials() => Credentials() ?? DefaultCredentials();
+
+    /// <summary>The region the SQS client signs for, which every other call of the tool uses too.</summary>
+    public static RegionEndpoint RegionOf(AmazonSQSClient sqs)
+        => sqs.Config.RegionEndpoint ?? (sqs.Config.AuthenticationRegion is { Length: > 0 } name ? RegionEndpoint.GetBySystemName(name) : throw new ToolException("No AWS region: set AWS_REGION, the profile's region or --region."));
+
+    /// <summary>
+    /// CloudWatch's endpoint as the SDK would choose it: <c>--endpoint-url</c>, else <c>AWS_ENDPOINT_URL_CLOUDWATCH</c>, else
+    /// <c>AWS_ENDPOINT_URL</c>; <c>null</c> for the region's own.
+    /// </summary>
+    public Uri? CloudWatchEndpoint
+        => (EndpointUrl ?? Environment.GetEnvironmentVariable("AWS_ENDPOINT_URL_CLOUDWATCH") ?? Environment.GetEnvironmentVariable("AWS_ENDPOINT_URL")) is { Length: > 0 } url ? new Uri(url) : null;
 
     private static AWSCredentials DefaultCredentials()
     {

@@ -138,6 +138,48 @@ public sealed class ToolTests(AwsEmulatorFixture fixture, S3PayloadStoreTests.S3
     }
 
     [EmulatorFact]
+    public async Task Send_ToATopic_ReachesItsSubscribedQueue_AsAnEnvelope()
+    {
+        string queue = AwsTransportSqsTests.NewName("send-topic");
+        await fixture.Emulator.CreateQueueAsync(queue);
+        string topic = await fixture.Emulator.CreateTopicAsync(AwsTransportSqsTests.NewName("send-topic"));
+        await fixture.Emulator.SubscribeAsync(topic, queue, raw: true);
+        string file = Path.Combine(Path.GetTempPath(), $"missive-send-{Guid.NewGuid():N}.json");
+        await File.WriteAllTextAsync(file, "{\"OrderId\":\"ORD-78\",\"Total\":3}");
+        try
+        {
+            (int exit, string output, string error) = await RunAsync("send", topic, "--topic", "--type", Bodies.Type, "--file", file);
+            Assert.True(exit == 0, error);
+            Assert.Contains($"to {topic}", output, StringComparison.Ordinal);
+        }
+        finally
+        {
+            File.Delete(file);
+        }
+
+        using AwsTransport transport = fixture.Emulator.CreateTransport();
+        SqsMessage received = Assert.Single(await transport.ReceiveAsync(queue, 10, TimeSpan.FromSeconds(2)));
+        using ServiceProvider services = Bodies.Services();
+        var envelope = Assert.IsType<MessageEnvelope<Order>>(services.GetRequiredService<InboundMessageReader>().Read(received).Envelope);
+        Assert.Equal(("ORD-78", "/missive/tool"), (envelope.Message.OrderId, envelope.Source));
+    }
+
+    [Fact]
+    public async Task NoCredentialsAnywhere_IsOneLine_SayingWhereTheyAreLookedFor()
+    {
+        string nowhere = Path.Combine(Path.GetTempPath(), "missive-no-aws-" + Guid.NewGuid().ToString("N"));
+        var error = new StringWriter();
+        int exit;
+        using (new EnvironmentScope(("AWS_ACCESS_KEY_ID", ""), ("AWS_SECRET_ACCESS_KEY", ""), ("AWS_SESSION_TOKEN", ""), ("AWS_PROFILE", ""), ("AWS_SHARED_CREDENTIALS_FILE", nowhere), ("AWS_CONFIG_FILE", nowhere), ("AWS_EC2_METADATA_DISABLED", "true"), ("AWS_CONTAINER_CREDENTIALS_FULL_URI", ""), ("AWS_CONTAINER_CREDENTIALS_RELATIVE_URI", ""), ("AWS_WEB_IDENTITY_TOKEN_FILE", "")))
+        {
+            exit = await ToolCommands.RunAsync(["stats", "orders", "--endpoint-url", "http://127.0.0.1:9", "--region", "eu-west-1"], new StringWriter(), error);
+        }
+
+        Assert.Equal(1, exit);
+        Assert.Equal("missive: No AWS credentials found: set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE or --profile, or run where a role provides them.", error.ToString().Trim());
+    }
+
+    [EmulatorFact]
     public async Task AnUnfilteredRedrive_WhereTheServiceHasNoMoveTask_MovesByReceive_ToTheQueueWhosePolicyNamesTheDeadLetterQueue()
     {
         string dlq = AwsTransportSqsTests.NewName("plain-dlq"), source = AwsTransportSqsTests.NewName("plain-source");

@@ -14,13 +14,14 @@ using Missive.Tool;
 namespace Missive.Tests.Tool;
 
 /// <summary>
-/// An unfiltered <c>missive redrive</c> is SQS's own message move task, tested against an endpoint scripted as SQS's
-/// API reference documents StartMessageMoveTask and ListMessageMoveTasks (the local endpoint has neither): the task is
-/// started for the dead-letter queue's ARN (and the target's, with <c>--to</c>; the rate as its limit), its progress
-/// polled until it completes; a failed task is a one-line error; a service without the call is moved by receive.
+/// What the tool asks of services the local endpoint does not have, against an endpoint scripted as their API
+/// references document the calls: an unfiltered <c>missive redrive</c> is SQS's own message move task
+/// (StartMessageMoveTask for the dead-letter queue's ARN, and the target's with <c>--to</c>, the rate as its limit;
+/// ListMessageMoveTasks polled until it completes; a failed task is a one-line error), and <c>missive stats</c> reads
+/// the age of each queue's oldest message from CloudWatch (GetMetricData, its query protocol).
 /// </summary>
 [Collection(AwsEmulatorCollection.Name)] // it sets AWS variables of the process, as the emulator tests do: not beside them
-public sealed class MoveTaskTests
+public sealed class ScriptedServiceTests
 {
     [Fact]
     public async Task AnUnfilteredRedrive_StartsSqssMoveTask_AndFollowsItToTheEnd()
@@ -53,7 +54,40 @@ public sealed class MoveTaskTests
         Assert.False(start.RootElement.TryGetProperty("DestinationArn", out _)); // back to the queues they came from
     }
 
-    /// <summary>SQS's JSON protocol for the calls a move makes, on 127.0.0.1, answering as the API reference shows; it records each call's body by its target.</summary>
+    [Fact]
+    public async Task Stats_ShowsEachQueuesOldestMessageAge_FromCloudWatchsLatestMinute()
+    {
+        using var sqs = new ScriptedSqs([]);
+
+        (int exit, string output, string error) = await sqs.RunAsync("stats", "orders", "orders-dlq");
+        (int jsonExit, string json, _) = await sqs.RunAsync("stats", "orders", "orders-dlq", "-o", "json");
+
+        Assert.True(exit == 0, error);
+        Assert.Equal(0, jsonExit);
+        string[] lines = output.Split('\n', StringSplitOptions.RemoveEmptyEntries);
+        Assert.Contains("oldest", lines[0], StringComparison.Ordinal);
+        Assert.Contains(" 3m 20s ", lines[1], StringComparison.Ordinal); // 200 s, the latest of its values
+        Assert.Contains(" - ", lines[2], StringComparison.Ordinal); // no data for the dead-letter queue
+        using JsonDocument rows = JsonDocument.Parse(json);
+        Assert.Equal(200, rows.RootElement[0].GetProperty("oldestMessageAgeSeconds").GetDouble());
+        Assert.False(rows.RootElement[1].TryGetProperty("oldestMessageAgeSeconds", out _));
+        string query = Uri.UnescapeDataString(sqs.Bodies["GetMetricData"][0].Replace('+', ' '));
+        foreach (string parameter in new[] { "Action=GetMetricData", "Version=2010-08-01", "MetricDataQueries.member.1.MetricStat.Metric.Namespace=AWS/SQS", "MetricDataQueries.member.1.MetricStat.Metric.MetricName=ApproximateAgeOfOldestMessage", "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Name=QueueName", "MetricDataQueries.member.1.MetricStat.Metric.Dimensions.member.1.Value=orders", "MetricDataQueries.member.2.MetricStat.Metric.Dimensions.member.1.Value=orders-dlq", "MetricDataQueries.member.1.MetricStat.Stat=Maximum", "ScanBy=TimestampDescending" })
+        {
+            Assert.Contains(parameter, query, StringComparison.Ordinal);
+        }
+    }
+
+    [Theory]
+    [InlineData(0, "-")]
+    [InlineData(42, "42s")]
+    [InlineData(200, "3m 20s")]
+    [InlineData(18_120, "5h 02m")]
+    [InlineData(187_200, "2d 04h")]
+    public void AnAge_ReadsAsAnOperatorReadsIt(int seconds, string shown)
+        => Assert.Equal(shown, StatsCommand.Age(seconds == 0 ? null : TimeSpan.FromSeconds(seconds)));
+
+    /// <summary>SQS's JSON protocol for the calls a move makes and CloudWatch's query protocol for GetMetricData, on 127.0.0.1, answering as the API references show; it records each call's body by its target (or action).</summary>
     private sealed class ScriptedSqs : IDisposable
     {
         private readonly HttpListener _listener = new();
@@ -103,8 +137,8 @@ public sealed class MoveTaskTests
                     return;
                 }
 
-                string target = context.Request.Headers["X-Amz-Target"] ?? "?";
                 string body = await new StreamReader(context.Request.InputStream).ReadToEndAsync();
+                string target = context.Request.Headers["X-Amz-Target"] ?? (body.StartsWith("Action=GetMetricData&", StringComparison.Ordinal) ? "GetMetricData" : "?");
                 lock (Bodies)
                 {
                     (Bodies.TryGetValue(target, out List<string>? list) ? list : Bodies[target] = []).Add(body);
@@ -116,9 +150,10 @@ public sealed class MoveTaskTests
                     "AmazonSQS.GetQueueAttributes" => $"{{\"Attributes\":{{\"QueueArn\":\"arn:aws:sqs:eu-west-1:000000000000:{JsonDocument.Parse(body).RootElement.GetProperty("QueueUrl").GetString()!.Split('/')[^1]}\"}}}}",
                     "AmazonSQS.StartMessageMoveTask" => "{\"TaskHandle\":\"eyJ0YXNrSWQiOiI0OTE1NGYzMyJ9\"}",
                     "AmazonSQS.ListMessageMoveTasks" => Task(),
+                    "GetMetricData" => MetricData,
                     _ => "{}",
                 };
-                context.Response.ContentType = "application/x-amz-json-1.0";
+                context.Response.ContentType = target == "GetMetricData" ? "text/xml" : "application/x-amz-json-1.0";
                 context.Response.Headers["x-amzn-RequestId"] = Guid.NewGuid().ToString();
                 byte[] bytes = Encoding.UTF8.GetBytes(answer);
                 await context.Response.OutputStream.WriteAsync(bytes);
@@ -126,9 +161,35 @@ public sealed class MoveTaskTests
             }
         }
 
+        /// <summary>GetMetricData's answer (CloudWatch API reference): the first query's values, latest first; none for the second.</summary>
+        private const string MetricData = """
+            <GetMetricDataResponse xmlns="http://monitoring.amazonaws.com/doc/2010-08-01/">
+              <GetMetricDataResult>
+                <MetricDataResults>
+                  <member>
+                    <Timestamps><member>2026-12-02T09:04:00Z</member><member>2026-12-02T09:03:00Z</member></Timestamps>
+                    <Label>ApproximateAgeOfOldestMessage</Label>
+                    <Id>q0</Id>
+                    <StatusCode>Complete</StatusCode>
+                    <Values><member>200.0</member><member>140.0</member></Values>
+                  </member>
+                  <member>
+                    <Timestamps/>
+                    <Label>ApproximateAgeOfOldestMessage</Label>
+                    <Id>q1</Id>
+                    <StatusCode>Complete</StatusCode>
+                    <Values/>
+                  </member>
+                </MetricDataResults>
+                <Messages/>
+              </GetMetricDataResult>
+              <ResponseMetadata><RequestId>1f9c0a0e-5b1c-4a63-9b0a-0d8e7c6b5a41</RequestId></ResponseMetadata>
+            </GetMetricDataResponse>
+            """;
+
         private string Task()
         {
-            string[] state = (_states.Count > 1 ? _states.Dequeue() : _states.Peek()).Split(':');
+            string[] state = (_states.Count > 1 ? _states.Dequeue() : _states.Count == 1 ? _states.Peek() : "COMPLETED:0").Split(':');
             string failure = state[0] == "FAILED" ? ",\"FailureReason\":\"AWS.SimpleQueueService.NonExistentQueue\"" : string.Empty;
             return $"{{\"Results\":[{{\"TaskHandle\":\"eyJ0YXNrSWQiOiI0OTE1NGYzMyJ9\",\"Status\":\"{state[0]}\",\"SourceArn\":\"arn:aws:sqs:eu-west-1:000000000000:orders-dlq\",\"ApproximateNumberOfMessagesMoved\":{state[1]},\"ApproximateNumberOfMessagesToMove\":1000,\"StartedTimestamp\":1764661800000{failure}}}]}}";
         }
