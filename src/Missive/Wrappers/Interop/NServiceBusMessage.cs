@@ -25,6 +25,12 @@ internal sealed class NServiceBusMessage
     public const string S3BodyKeyName = "S3BodyKey";
     private const string TimeSentFormat = "yyyy-MM-dd HH:mm:ss:ffffff 'Z'";
 
+    /// <summary>The length of the wrapper's <c>Body</c> as it stands in the SQS body, between its quotes.</summary>
+    private readonly int _wrappedBodyLength;
+
+    /// <summary>Whether the wrapper's <c>Body</c> has JSON escapes (the transport's encoder writes <c>+</c> as <c>\u002B</c>).</summary>
+    private readonly bool _wrappedBodyEscaped;
+
     private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey, int wrappedBodyLength = 0, bool wrappedBodyEscaped = false)
     {
         Headers = headers;
@@ -35,12 +41,6 @@ internal sealed class NServiceBusMessage
         _wrappedBodyLength = wrappedBodyLength;
         _wrappedBodyEscaped = wrappedBodyEscaped;
     }
-
-    /// <summary>The length of the wrapper's <c>Body</c> as it stands in the SQS body, between its quotes.</summary>
-    private readonly int _wrappedBodyLength;
-
-    /// <summary>Whether the wrapper's <c>Body</c> has JSON escapes (the transport's encoder writes <c>+</c> as <c>\u002B</c>).</summary>
-    private readonly bool _wrappedBodyEscaped;
 
     /// <summary>Gets the headers (empty for a native message with only <c>MessageTypeFullName</c>).</summary>
     public IReadOnlyDictionary<string, string> Headers { get; }
