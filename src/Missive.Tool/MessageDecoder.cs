@@ -28,7 +28,8 @@ internal sealed class MessageDecoder
     /// <param name="payloads">Fetches claim-checked payloads, or <c>null</c> to leave pointers as they are.</param>
     public MessageDecoder(PayloadResolver? payloads)
     {
-        var map = new MessageTypeMap(new SerializationOptions());
+        // Bodies as large as a claim check stores (its readers' limit), not only as large as SQS carries.
+        var map = new MessageTypeMap(new SerializationOptions { MaxEnvelopeSize = (int)Math.Min(new PayloadOffloadOptions().MaxPayloadSize, int.MaxValue) });
         map.ReadUnregisteredTypes(); // every envelope reads, whatever its type
         _reader = new InboundMessageReader(new EnvelopeSerializerProvider(new Utf8JsonEnvelopeSerializer(map), new ProtobufEnvelopeSerializer(map)), map.Options);
         _resolver = payloads;

@@ -39,7 +39,9 @@ public sealed class ToolTests(AwsEmulatorFixture fixture, S3PayloadStoreTests.S3
         var ids = new Dictionary<string, string>();
         ids["json"] = await transport.SendAsync(writer.ToSqs(Bodies.Envelope(1), queue));
         ids["protobuf"] = await transport.SendAsync(writer.ToSqs(Bodies.Envelope(2), queue, EnvelopeFormat.Protobuf));
-        PayloadLocation stored = await store.PutAsync(writer.ToSqs(Bodies.Envelope(3), queue).Utf8Body);
+        MessageEnvelope<Order> large = Bodies.Envelope(3);
+        large.Message.CustomerName = new string('c', 3 * 1024 * 1024); // over SQS's 1 MiB: why it was claim-checked
+        PayloadLocation stored = await store.PutAsync(writer.ToSqs(large, queue).Utf8Body);
         ids["claim-check"] = await transport.SendAsync(new SqsSendRequest
         {
             QueueName = queue,
@@ -62,6 +64,7 @@ public sealed class ToolTests(AwsEmulatorFixture fixture, S3PayloadStoreTests.S3
         Assert.Equal("ORD-2", byId[ids["protobuf"]].GetProperty("data").GetProperty("OrderId").GetString());
         Assert.Equal(stored.ToString(), byId[ids["claim-check"]].GetProperty("payload").GetString());
         Assert.Equal("ORD-3", byId[ids["claim-check"]].GetProperty("data").GetProperty("OrderId").GetString());
+        Assert.Equal(3 * 1024 * 1024, byId[ids["claim-check"]].GetProperty("data").GetProperty("CustomerName").GetString()!.Length);
         JsonElement wrapped = byId.Values.Single(m => m.GetProperty("shape").GetString()!.Contains("in an SNS notification from " + topic, StringComparison.Ordinal));
         Assert.Equal("ORD-4", wrapped.GetProperty("data").GetProperty("OrderId").GetString());
         Assert.Equal(Bodies.Type, wrapped.GetProperty("envelope").GetProperty("type").GetString());
