@@ -79,8 +79,8 @@ internal sealed class MessageDecoder
         }
         catch (InvalidEnvelopeException e)
         {
-            (string shape, string? data) = NativeShape(message);
-            return new DecodedMessage(received) { Shape = shape, Payload = pointer, Reason = e.Reason, ReasonText = e.Message, Data = data };
+            (string shape, string? rule, string? data) = NativeShape(message);
+            return new DecodedMessage(received) { Shape = shape, Rule = rule, Payload = pointer, Reason = e.Reason, ReasonText = e.Message, Data = data };
         }
     }
 
@@ -106,8 +106,8 @@ internal sealed class MessageDecoder
     private static string DataText(UnregisteredMessage data)
         => data.IsJson ? Indented(data.Data.Span) : "base64:" + Convert.ToBase64String(data.Data.Span);
 
-    /// <summary>What a body the reader refused looks like, and its content to show (indented JSON, or as received).</summary>
-    private static (string Shape, string? Data) NativeShape(SqsMessage message)
+    /// <summary>What a body the reader refused looks like, the rule a poller reads it with (if any), and its content to show (indented JSON, or as received).</summary>
+    private static (string Shape, string? Rule, string? Data) NativeShape(SqsMessage message)
     {
         JsonDocument document;
         try
@@ -116,7 +116,7 @@ internal sealed class MessageDecoder
         }
         catch (JsonException)
         {
-            return ("not JSON", message.Body);
+            return ("not JSON", null, message.Body);
         }
 
         using (document)
@@ -138,16 +138,18 @@ internal sealed class MessageDecoder
                     }
                     catch (JsonException)
                     {
-                        return ("text" + wrapper, text.GetString());
+                        return ("text" + wrapper, null, text.GetString());
                     }
                 }
                 else if (root.ValueKind == JsonValueKind.Object && root.TryGetProperty("detail-type", out JsonElement detailType) && root.TryGetProperty("detail", out JsonElement detail))
                 {
                     string source = root.TryGetProperty("source", out JsonElement s) ? s.ToString() : "?";
-                    return ($"an EventBridge event ({source}, {detailType})", detail.ToString() is { } d ? Indented(Encoding.UTF8.GetBytes(d)) : null);
+                    return ($"an EventBridge event ({source}, {detailType})", "WhenEventBridgeEvent<T>(source, detailType)", Indented(Encoding.UTF8.GetBytes(detail.GetRawText())));
                 }
 
-                return (ShapeOf(inner, message.MessageAttributes) + wrapper, Indented(Encoding.UTF8.GetBytes(inner.GetRawText())));
+                byte[] body = Encoding.UTF8.GetBytes(inner.GetRawText());
+                (string shape, string? rule) = ShapeOf(inner, body, message.MessageAttributes);
+                return (shape + wrapper, rule, Indented(body));
             }
             finally
             {
@@ -156,43 +158,40 @@ internal sealed class MessageDecoder
         }
     }
 
-    private static string ShapeOf(JsonElement body, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
+    /// <summary>The shape of a JSON body, told by the same recognisers the native rules use (<see cref="NativeCandidate"/>), and the rule that reads it.</summary>
+    private static (string Shape, string? Rule) ShapeOf(JsonElement root, ReadOnlySpan<byte> body, IReadOnlyDictionary<string, MessageAttributeValue> attributes)
     {
-        if (body.ValueKind == JsonValueKind.Object && body.TryGetProperty("specversion", out _))
+        if (root.ValueKind == JsonValueKind.Object && root.TryGetProperty("specversion", out _))
         {
-            return BrokenEnvelope;
+            return (BrokenEnvelope, null); // the reader's reason says why
         }
 
-        if (body.ValueKind == JsonValueKind.Object && body.TryGetProperty("messageType", out JsonElement urns) && urns.ValueKind == JsonValueKind.Array && urns.GetArrayLength() > 0)
+        var candidate = new NativeCandidate(body, attributes, sns: null, eventBridge: null, default);
+        if (candidate.MassTransitMessageTypes() is [string urn, ..])
         {
-            return $"a MassTransit envelope ({urns[0]})";
+            return (candidate.IsMassTransitRaw ? $"a message MassTransit sent raw ({urn})" : $"a MassTransit envelope ({urn})", "WhenMassTransit<T>() (the URN above names T)");
         }
 
-        byte[] raw = Encoding.UTF8.GetBytes(body.GetRawText());
         try
         {
-            if (NServiceBusMessage.Recognise(raw, attributes, default) is { } nServiceBus)
+            if (candidate.NServiceBus() is { } nServiceBus)
             {
-                return $"an NServiceBus message ({string.Join(", ", nServiceBus.EnclosedTypeNames)})";
+                return ($"an NServiceBus message ({string.Join(", ", nServiceBus.EnclosedTypeNames)})", "WhenNServiceBus<T>() (the type above names T)");
             }
         }
         catch (InvalidEnvelopeException)
         {
-            return "an NServiceBus message whose headers attribute is not JSON";
+            return ("an NServiceBus message whose headers attribute is not JSON", null);
         }
 
-        if (body.ValueKind == JsonValueKind.Object && body.TryGetProperty("Records", out JsonElement records) && records.ValueKind == JsonValueKind.Array && records.GetArrayLength() > 0
-            && records[0].ValueKind == JsonValueKind.Object && records[0].TryGetProperty("eventSource", out JsonElement source) && source.ValueEquals("aws:s3"))
+        if (candidate.S3EventName() is { } eventName)
         {
-            return $"an S3 event notification ({(records[0].TryGetProperty("eventName", out JsonElement name) ? name.ToString() : "?")})";
+            return ($"an S3 event notification ({eventName})", "WhenS3Notification<T>()");
         }
 
-        if (attributes.TryGetValue(OutboundMessageWriter.MessageTypeAttribute, out MessageAttributeValue? typeAttribute))
-        {
-            return $"plain JSON with the {OutboundMessageWriter.MessageTypeAttribute} attribute '{typeAttribute.StringValue}'";
-        }
-
-        return "plain JSON";
+        return attributes.TryGetValue(OutboundMessageWriter.MessageTypeAttribute, out MessageAttributeValue? typeAttribute)
+            ? ($"plain JSON with the {OutboundMessageWriter.MessageTypeAttribute} attribute '{typeAttribute.StringValue}'", "a rule that names it (When<T>(…), WhenMessageAttribute<T>(…))")
+            : ("plain JSON", "a rule that names it (When<T>(…), WhenMessageAttribute<T>(…))");
     }
 
     private static string Indented(ReadOnlySpan<byte> json)
@@ -226,6 +225,9 @@ internal sealed class DecodedMessage(SqsMessage message)
 
     /// <summary>Gets the envelope when the reader read one, else <c>null</c>.</summary>
     public MessageEnvelope? Envelope { get; init; }
+
+    /// <summary>Gets the native rule a poller reads the body with, for a body that is not an envelope and is one a rule can name; else <c>null</c>.</summary>
+    public string? Rule { get; init; }
 
     /// <summary>Gets the claim check's location when the body was a pointer, else <c>null</c>.</summary>
     public string? Payload { get; init; }

@@ -139,16 +139,9 @@ internal sealed class Report(TextWriter output, bool json)
             return (nameof(InvalidEnvelopeReason.PayloadUnavailable), m.ReasonText ?? "Its payload could not be fetched.");
         }
 
-        string shape = m.Shape;
-        string? rule = shape.StartsWith("a MassTransit envelope", StringComparison.Ordinal) ? "WhenMassTransit<T>() (the URN above names T)"
-            : shape.StartsWith("an NServiceBus message (", StringComparison.Ordinal) ? "WhenNServiceBus<T>() (the type above names T)"
-            : shape.StartsWith("an S3 event notification", StringComparison.Ordinal) ? "WhenS3Notification<T>()"
-            : shape.StartsWith("an EventBridge event", StringComparison.Ordinal) ? "WhenEventBridgeEvent<T>(source, detailType)"
-            : shape.StartsWith("plain JSON", StringComparison.Ordinal) ? "a rule that names it (When<T>(…), WhenAttribute<T>(…))"
-            : null;
-        return rule is not null
-            ? ("NoNativeRuleMatched", $"It is {shape}, not a CloudEvents envelope: the poller reads it only with {rule} in its NativeMessages rules.")
-            : (m.Reason?.ToString() ?? "Unreadable", shape == MessageDecoder.BrokenEnvelope ? m.ReasonText ?? shape : $"{m.ReasonText} The body is {shape}.");
+        return m.Rule is { } rule
+            ? ("NoNativeRuleMatched", $"It is {m.Shape}, not a CloudEvents envelope: the poller reads it only with {rule} in its NativeMessages rules.")
+            : (m.Reason?.ToString() ?? "Unreadable", m.Shape == MessageDecoder.BrokenEnvelope ? m.ReasonText ?? m.Shape : $"{m.ReasonText} The body is {m.Shape}.");
     }
 
     private static void Header(StringBuilder text, int number, DecodedMessage m)

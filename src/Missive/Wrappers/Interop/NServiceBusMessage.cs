@@ -228,13 +228,8 @@ internal sealed class NServiceBusMessage
             writer.WriteStartObject();
             writer.WriteBase64String("Body", body);
             writer.WriteNull(S3BodyKeyName);
-            writer.WriteStartObject(nameof(Headers));
-            foreach ((string name, string value) in headers)
-            {
-                writer.WriteString(name, value);
-            }
-
-            writer.WriteEndObject();
+            writer.WritePropertyName(nameof(Headers));
+            WriteHeaders(writer, headers);
             writer.WriteEndObject();
         }
 
@@ -247,16 +242,21 @@ internal sealed class NServiceBusMessage
         var buffer = new System.Buffers.ArrayBufferWriter<byte>(256);
         using (var writer = new Utf8JsonWriter(buffer))
         {
-            writer.WriteStartObject();
-            foreach ((string name, string value) in headers)
-            {
-                writer.WriteString(name, value);
-            }
-
-            writer.WriteEndObject();
+            WriteHeaders(writer, headers);
         }
 
         return System.Text.Encoding.UTF8.GetString(buffer.WrittenSpan);
+    }
+
+    private static void WriteHeaders(Utf8JsonWriter writer, IReadOnlyDictionary<string, string> headers)
+    {
+        writer.WriteStartObject();
+        foreach ((string name, string value) in headers)
+        {
+            writer.WriteString(name, value);
+        }
+
+        writer.WriteEndObject();
     }
 
     /// <summary>
