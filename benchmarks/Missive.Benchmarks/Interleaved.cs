@@ -17,12 +17,24 @@ public static class Interleaved
     private const int Rounds = 15;
     private const int WarmupRounds = 3;
 
-    public static void Run()
+    /// <param name="interopOnly">Only MassTransit's and NServiceBus's reads and writes (<c>--interleaved interop</c>).</param>
+    public static void Run(bool interopOnly)
     {
         foreach (int items in new[] { 1, 10, 100, 1000 })
         {
             var read = new DeserializeBenchmarks { ItemCount = items };
             read.GlobalSetup();
+            var interopWrite = new InteropWriteBenchmarks { ItemCount = items };
+            interopWrite.GlobalSetup();
+            Report($"read MassTransit, {items} lines", items, [("floor", () => read.MassTransitFloor()), ("missive", () => read.MassTransitMissive())]);
+            Report($"read NServiceBus, {items} lines", items, [("floor", () => read.NServiceBusFloor()), ("missive", () => read.NServiceBusMissive())]);
+            Report($"write MassTransit, {items} lines", items, [("floor", () => interopWrite.MassTransitFloor()), ("missive", () => interopWrite.MassTransitMissive())]);
+            Report($"write NServiceBus, {items} lines", items, [("floor", () => interopWrite.NServiceBusFloor()), ("missive", () => interopWrite.NServiceBusMissive())]);
+            if (interopOnly)
+            {
+                continue;
+            }
+
             var write = new SerializeBenchmarks { ItemCount = items, SourceGenerated = true };
             write.GlobalSetup();
             Report($"read, {items} lines", items, [

@@ -5,6 +5,7 @@ using System.Collections.ObjectModel;
 using System.Globalization;
 using System.Text.Json;
 using Missive.Buffers;
+using Missive.Lexing;
 using Missive.Serialization;
 
 namespace Missive.Transport;
@@ -31,9 +32,13 @@ internal sealed class NServiceBusMessage
     /// <summary>Whether the wrapper's <c>Body</c> has JSON escapes (the transport's encoder writes <c>+</c> as <c>\u002B</c>).</summary>
     private readonly bool _wrappedBodyEscaped;
 
-    private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey, int wrappedBodyLength = 0, bool wrappedBodyEscaped = false)
+    /// <summary>The headers Missive maps, noted as the headers were read.</summary>
+    private readonly KnownHeaders _known;
+
+    private NServiceBusMessage(IReadOnlyDictionary<string, string> headers, KnownHeaders known, string enclosedMessageTypes, int wrappedBodyStart, string? s3BodyKey, int wrappedBodyLength = 0, bool wrappedBodyEscaped = false)
     {
         Headers = headers;
+        _known = known;
         EnclosedMessageTypesAsSent = enclosedMessageTypes.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
         EnclosedTypeNames = Array.ConvertAll(EnclosedMessageTypesAsSent, FullNameOf);
         WrappedBodyStart = wrappedBodyStart;
@@ -69,15 +74,15 @@ internal sealed class NServiceBusMessage
         {
             if (attributes.TryGetValue(HeadersAttribute, out MessageAttributeValue? headersAttribute) && headersAttribute.StringValue is { } json)
             {
-                Dictionary<string, string> headers = ReadHeadersAttribute(json);
-                string? keyOfS3 = headers.GetValueOrDefault(S3BodyKeyName);
-                return headers.TryGetValue(EnclosedMessageTypesHeader, out string? types) ? new NServiceBusMessage(headers, types, -1, keyOfS3) : null;
+                KnownHeaders known = default;
+                Dictionary<string, string> headers = ReadHeadersAttribute(json, ref known);
+                return known.EnclosedMessageTypes is { } types ? new NServiceBusMessage(headers, known, types, -1, known.S3BodyKey) : null;
             }
 
             if (attributes.TryGetValue(MessageTypeFullNameAttribute, out MessageAttributeValue? typeAttribute) && typeAttribute.StringValue is { Length: > 0 } type)
             {
                 string? keyOfS3 = attributes.TryGetValue(S3BodyKeyName, out MessageAttributeValue? key) ? key.StringValue : null;
-                return new NServiceBusMessage(ReadOnlyDictionary<string, string>.Empty, type, -1, keyOfS3);
+                return new NServiceBusMessage(ReadOnlyDictionary<string, string>.Empty, default, type, -1, keyOfS3);
             }
         }
 
@@ -89,6 +94,7 @@ internal sealed class NServiceBusMessage
     {
         var reader = new Utf8JsonReader(body, options);
         Dictionary<string, string>? headers = null;
+        KnownHeaders known = default;
         int bodyStart = -1, bodyLength = 0;
         bool bodyEscaped = false;
         string? s3BodyKey = null;
@@ -112,7 +118,7 @@ internal sealed class NServiceBusMessage
                 }
                 else if (isHeaders && reader.TokenType == JsonTokenType.StartObject)
                 {
-                    headers = ReadHeaders(ref reader);
+                    headers = ReadHeaders(ref reader, ref known);
                 }
                 else if (isKey && reader.TokenType == JsonTokenType.String)
                 {
@@ -129,19 +135,19 @@ internal sealed class NServiceBusMessage
             return null; // not the transport's wrapper: a later rule, or the reader of its type, says what is wrong
         }
 
-        return headers is not null && bodyStart >= 0 && headers.TryGetValue(EnclosedMessageTypesHeader, out string? types)
-            ? new NServiceBusMessage(headers, types, bodyStart, s3BodyKey, bodyLength, bodyEscaped)
+        return headers is not null && bodyStart >= 0 && known.EnclosedMessageTypes is { } types
+            ? new NServiceBusMessage(headers, known, types, bodyStart, s3BodyKey, bodyLength, bodyEscaped)
             : null;
     }
 
-    private static Dictionary<string, string> ReadHeadersAttribute(string json)
+    private static Dictionary<string, string> ReadHeadersAttribute(string json, ref KnownHeaders known)
     {
         try
         {
             var reader = new Utf8JsonReader(System.Text.Encoding.UTF8.GetBytes(json));
             if (reader.Read() && reader.TokenType == JsonTokenType.StartObject)
             {
-                Dictionary<string, string> headers = ReadHeaders(ref reader);
+                Dictionary<string, string> headers = ReadHeaders(ref reader, ref known);
                 if (!reader.Read())
                 {
                     return headers;
@@ -155,8 +161,11 @@ internal sealed class NServiceBusMessage
         throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The {HeadersAttribute} message attribute is not a JSON object of header names and values");
     }
 
-    /// <summary>The headers object the reader is on: string values kept, <c>null</c> values left out, anything else refused.</summary>
-    private static Dictionary<string, string> ReadHeaders(ref Utf8JsonReader reader)
+    /// <summary>
+    /// The headers object the reader is on: string values kept (and those Missive maps noted in <paramref name="known"/>),
+    /// <c>null</c> values left out, anything else refused.
+    /// </summary>
+    private static Dictionary<string, string> ReadHeaders(ref Utf8JsonReader reader, ref KnownHeaders known)
     {
         var headers = new Dictionary<string, string>(StringComparer.Ordinal);
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
@@ -165,7 +174,9 @@ internal sealed class NServiceBusMessage
             reader.Read();
             if (reader.TokenType == JsonTokenType.String)
             {
-                headers[name] = reader.GetString()!;
+                string value = reader.GetString()!;
+                headers[name] = value;
+                known.Note(name, value);
             }
             else if (reader.TokenType != JsonTokenType.Null)
             {
@@ -298,58 +309,82 @@ internal sealed class NServiceBusMessage
         }
 
         MessageEnvelope envelope = info.CreateEnvelope();
-        envelope.DataContentType = Headers.GetValueOrDefault("NServiceBus.ContentType") ?? ContentTypes.ApplicationJson;
+        envelope.DataContentType = _known.ContentType ?? ContentTypes.ApplicationJson;
         if (WrappedBodyStart >= 0)
         {
             ReadOnlySpan<byte> text = body.Slice(WrappedBodyStart + 1, _wrappedBodyLength);
-            using RentedBuffer decoded = settings.Rent(text.Length);
-            int written;
-            if (!_wrappedBodyEscaped)
+            // One rented buffer: the text with its escapes taken out (when it has any), then what it decodes to.
+            int unescapedLength = _wrappedBodyEscaped ? text.Length : 0;
+            using RentedBuffer buffer = settings.Rent(unescapedLength + Base64.GetMaxDecodedFromUtf8Length(text.Length));
+            if (_wrappedBodyEscaped)
             {
-                written = text.Length;
-                text.CopyTo(decoded.Span);
-            }
-            else if (!TryUnescapeBase64(text, decoded.Span, out written))
-            {
-                var reader = new Utf8JsonReader(body[WrappedBodyStart..], settings.JsonReaderOptions); // an escape base64 has no use for
-                reader.Read();
-                written = reader.CopyString(decoded.Span);
+                Span<byte> unescaped = buffer.Span[..unescapedLength];
+                if (!TryUnescapeBase64(text, unescaped, out int written))
+                {
+                    var reader = new Utf8JsonReader(body[WrappedBodyStart..], settings.JsonReaderOptions); // an escape base64 has no use for
+                    reader.Read();
+                    written = reader.CopyString(unescaped);
+                }
+
+                text = unescaped[..written];
             }
 
-            if (Base64.DecodeFromUtf8InPlace(decoded.Span[..written], out int length) != System.Buffers.OperationStatus.Done)
+            if (!TryReadBase64Message(info, envelope, text, buffer.Span[unescapedLength..], settings))
             {
                 throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus transport message's Body is not base64", WrappedBodyStart);
             }
-
-            ReadMessage(info, envelope, decoded.Span[..length], settings);
         }
-        else if (Base64.IsValid(body) && !body.IsEmpty)
+        else if (StartsAsJson(body))
         {
-            using RentedBuffer decoded = settings.Rent(Base64.GetMaxDecodedFromUtf8Length(body.Length));
-            Base64.DecodeFromUtf8(body, decoded.Span, out _, out int length);
-            ReadMessage(info, envelope, decoded.Span[..length], settings);
+            ReadMessage(info, envelope, body, settings);
         }
         else
         {
-            ReadMessage(info, envelope, body, settings);
+            using RentedBuffer decoded = settings.Rent(Base64.GetMaxDecodedFromUtf8Length(body.Length));
+            if (!TryReadBase64Message(info, envelope, body, decoded.Span, settings))
+            {
+                ReadMessage(info, envelope, body, settings); // not base64: the message itself, as the transport's receiver takes it
+            }
         }
 
         string? messageId = attributes.TryGetValue(MessageIdHeader, out MessageAttributeValue? idAttribute) && idAttribute.StringValue is { Length: > 0 } id
             ? id
-            : Headers.GetValueOrDefault(MessageIdHeader);
+            : _known.MessageId;
         var metadata = new NServiceBusMetadata
         {
             MessageId = messageId,
             EnclosedMessageTypes = EnclosedMessageTypesAsSent,
-            ConversationId = Headers.GetValueOrDefault("NServiceBus.ConversationId"),
-            CorrelationId = Headers.GetValueOrDefault("NServiceBus.CorrelationId"),
-            MessageIntent = Headers.GetValueOrDefault("NServiceBus.MessageIntent"),
+            ConversationId = _known.ConversationId,
+            CorrelationId = _known.CorrelationId,
+            MessageIntent = _known.MessageIntent,
             TimeSent = TimeSent(),
-            ReplyToAddress = Headers.GetValueOrDefault("NServiceBus.ReplyToAddress"),
-            OriginatingEndpoint = Headers.GetValueOrDefault("NServiceBus.OriginatingEndpoint"),
+            ReplyToAddress = _known.ReplyToAddress,
+            OriginatingEndpoint = _known.OriginatingEndpoint,
             Headers = Headers,
         };
         return (envelope, metadata);
+    }
+
+    /// <summary>
+    /// Decodes <paramref name="base64"/> into <paramref name="into"/> (at least its largest decoded length) and reads the
+    /// message from there; <c>false</c>, with nothing read, when the text is empty or not base64.
+    /// </summary>
+    private static bool TryReadBase64Message(MessageTypeInfo info, MessageEnvelope envelope, ReadOnlySpan<byte> base64, Span<byte> into, SerializerSettings settings)
+    {
+        if (base64.IsEmpty || Base64.DecodeFromUtf8(base64, into, out _, out int length) != System.Buffers.OperationStatus.Done)
+        {
+            return false;
+        }
+
+        ReadMessage(info, envelope, into[..length], settings);
+        return true;
+    }
+
+    /// <summary>Whether the body starts (after whitespace) with a character base64 has not: an object, array or string, read as it is.</summary>
+    private static bool StartsAsJson(ReadOnlySpan<byte> body)
+    {
+        int first = JsonWhitespace.Skip(body, 0);
+        return first >= 0 && body[first] is (byte)'{' or (byte)'[' or (byte)'"';
     }
 
     /// <summary>
@@ -388,7 +423,7 @@ internal sealed class NServiceBusMessage
 
     private DateTimeOffset? TimeSent()
     {
-        if (!Headers.TryGetValue("NServiceBus.TimeSent", out string? text))
+        if (_known.TimeSent is not { } text)
         {
             return null;
         }
@@ -456,6 +491,38 @@ internal sealed class NServiceBusMessage
         catch (Exception e) when (PayloadErrors.IsDataError(e))
         {
             throw PayloadErrors.InvalidData(e, reader.TokenStartIndex, settings.LogMessageContent);
+        }
+    }
+
+    /// <summary>The values of the headers Missive maps, noted while the headers are read (the last of a name repeated, as in the dictionary).</summary>
+    private struct KnownHeaders
+    {
+        public string? MessageId;
+        public string? EnclosedMessageTypes;
+        public string? ContentType;
+        public string? ConversationId;
+        public string? CorrelationId;
+        public string? MessageIntent;
+        public string? TimeSent;
+        public string? ReplyToAddress;
+        public string? OriginatingEndpoint;
+        public string? S3BodyKey;
+
+        public void Note(string name, string value)
+        {
+            switch (name)
+            {
+                case MessageIdHeader: MessageId = value; break;
+                case EnclosedMessageTypesHeader: EnclosedMessageTypes = value; break;
+                case "NServiceBus.ContentType": ContentType = value; break;
+                case "NServiceBus.ConversationId": ConversationId = value; break;
+                case "NServiceBus.CorrelationId": CorrelationId = value; break;
+                case "NServiceBus.MessageIntent": MessageIntent = value; break;
+                case "NServiceBus.TimeSent": TimeSent = value; break;
+                case "NServiceBus.ReplyToAddress": ReplyToAddress = value; break;
+                case "NServiceBus.OriginatingEndpoint": OriginatingEndpoint = value; break;
+                case S3BodyKeyName: S3BodyKey = value; break;
+            }
         }
     }
 }
