@@ -232,13 +232,42 @@ public sealed class MassTransitReaderTests
     [InlineData("\"message\": {\"total\": \"forty\"},", InvalidEnvelopeReason.InvalidData, "")]
     public void AMalformedEnvelope_IsATypedError_WithTheBodyKept(string member, InvalidEnvelopeReason reason, string words)
     {
-        string body = "{" + member + "\"messageType\": [\"urn:message:Missive.Tests.Interop:OrderSubmitted\"]}";
+        // Before its URNs (read while the rules look for a type) and after them (read on from there): the same error, at the value's place in the body.
+        const string Types = "\"messageType\": [\"urn:message:Missive.Tests.Interop:OrderSubmitted\"]";
+        foreach (string body in new[] { "{" + member + Types + "}", "{" + Types + "," + member.TrimEnd(',') + "}" })
+        {
+            var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(Message(body), Rules()));
 
-        var error = Assert.Throws<InvalidEnvelopeException>(() => Reader(fast: true).Read(Message(body), Rules()));
+            Assert.Equal(reason, error.Reason);
+            Assert.Contains(words, error.Message, StringComparison.Ordinal);
+            Assert.Equal(Encoding.UTF8.GetBytes(body), error.RawBody);
+            if (reason != InvalidEnvelopeReason.MissingAttribute)
+            {
+                Assert.Equal(body.IndexOf(member.TrimEnd(','), StringComparison.Ordinal) + member.IndexOf(':', StringComparison.Ordinal) + 2, error.Position);
+            }
+        }
+    }
 
-        Assert.Equal(reason, error.Reason);
-        Assert.Contains(words, error.Message, StringComparison.Ordinal);
-        Assert.Equal(Encoding.UTF8.GetBytes(body), error.RawBody);
+    [Fact]
+    public void AnEnvelopeWithItsMessageBeforeItsUrns_IsReadWhole_AsOneInMassTransitsOrder()
+    {
+        Guid messageId = Guid.NewGuid(), correlationId = Guid.NewGuid();
+        string body = $$"""
+            {
+              "correlationId": "{{correlationId}}",
+              "message": { "orderId": "{{OrderId}}", "customer": "ada", "total": "42.50", "submittedAt": "2026-12-01T09:30:00Z", "lines": ["book"] },
+              "sourceAddress": "amazonsqs://eu-west-1/orders",
+              "messageType": ["urn:message:Missive.Tests.Interop:OrderSubmitted"],
+              "messageId": "{{messageId}}",
+              "sentTime": "2026-12-01T09:30:01Z"
+            }
+            """;
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(Reader(fast: true).Read(Message(body), Rules()).Envelope);
+
+        Assert.Equal((messageId.ToString(), "amazonsqs://eu-west-1/orders", 42.50m), (envelope.Id, envelope.Source, envelope.Message.Total));
+        Assert.Equal(correlationId, envelope.MassTransitMetadata!.CorrelationId);
+        Assert.Equal(new DateTimeOffset(2026, 12, 1, 9, 30, 1, TimeSpan.Zero), envelope.Time);
     }
 
     [Fact]

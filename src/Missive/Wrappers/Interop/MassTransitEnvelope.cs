@@ -102,35 +102,47 @@ internal static class MassTransitEnvelope
         => options with { CommentHandling = JsonCommentHandling.Skip, AllowTrailingCommas = true };
 
     /// <summary>
-    /// The envelope's <c>messageType</c> URNs when <paramref name="body"/> is a MassTransit envelope (a JSON object with a
-    /// top-level <c>messageType</c> array of strings), else <c>null</c>. Reads only up to that member; a body without
-    /// the name anywhere is answered by one vectorized search.
+    /// The envelope's <c>messageType</c> URNs and what comes before them, when <paramref name="body"/> is a MassTransit
+    /// envelope (a JSON object with a top-level <c>messageType</c> array of strings), else <c>default</c> (no URNs).
+    /// Reads only up to that member (a body without the name anywhere is answered by one vectorized search), and keeps
+    /// where it stopped, so that <see cref="Read"/> reads on from there.
     /// </summary>
-    public static string[]? MessageTypes(ReadOnlySpan<byte> body, JsonReaderOptions options)
+    public static Preamble ReadPreamble(ReadOnlySpan<byte> body, JsonReaderOptions options)
     {
         if (body.IndexOf("\"messageType\""u8) < 0)
         {
-            return null;
+            return default;
         }
 
         var reader = new Utf8JsonReader(body, ReaderOptions(options));
+        Fields values = default;
+        bool resumable = true;
         try
         {
             if (!reader.Read() || reader.TokenType != JsonTokenType.StartObject)
             {
-                return null;
+                return default;
             }
 
             while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
-                bool isMessageType = reader.ValueTextEquals("messageType"u8);
-                reader.Read();
-                if (isMessageType)
+                if (reader.ValueTextEquals("messageType"u8))
                 {
-                    return reader.TokenType == JsonTokenType.StartArray ? ReadUrns(ref reader) : null;
+                    reader.Read();
+                    return reader.TokenType == JsonTokenType.StartArray && ReadUrns(ref reader) is { } urns
+                        ? new Preamble { MessageTypes = urns, Values = values, ResumeAt = resumable ? checked((int)reader.BytesConsumed) : -1, ResumeState = reader.CurrentState }
+                        : default;
                 }
 
-                reader.Skip();
+                Member member = MemberOf(ref reader);
+                reader.Read();
+
+                // A message before its type, or a value that does not read, leaves the whole envelope to Read (which says what is wrong).
+                if (!resumable || member is Member.Other or Member.Message || !values.TryRead(member, ref reader, body))
+                {
+                    resumable &= member is Member.Other;
+                    reader.Skip();
+                }
             }
         }
         catch (JsonException)
@@ -138,7 +150,7 @@ internal static class MassTransitEnvelope
             // Not well-formed before its messageType: not read as MassTransit's, and the reader of the type a later rule chooses says what is wrong.
         }
 
-        return null;
+        return default;
     }
 
     /// <summary>The URNs of a message MassTransit sent raw (its <c>MT-MessageType</c> attribute, joined by <c>;</c>), or <c>null</c>.</summary>
@@ -198,50 +210,43 @@ internal static class MassTransitEnvelope
 
     /// <summary>
     /// Reads the envelope in <paramref name="body"/> with its <c>message</c> read as <paramref name="info"/>'s type
-    /// as MassTransit reads it (numbers also from strings, member names in any case).
+    /// as MassTransit reads it (numbers also from strings, member names in any case), on from where
+    /// <paramref name="preamble"/> stopped when it could.
     /// </summary>
     /// <returns>The envelope (its attributes for the caller to set) and what MassTransit's envelope carried.</returns>
     /// <exception cref="InvalidEnvelopeException">
     /// The envelope is malformed, has no <c>message</c>, or its message does not fit the type (<see cref="InvalidEnvelopeReason.InvalidData"/>).
     /// </exception>
-    public static (MessageEnvelope Envelope, MassTransitMetadata Metadata) Read(MessageTypeInfo info, ReadOnlySpan<byte> body, string[] messageTypes, JsonReaderOptions options, bool logContent)
+    public static (MessageEnvelope Envelope, MassTransitMetadata Metadata) Read(MessageTypeInfo info, ReadOnlySpan<byte> body, in Preamble preamble, JsonReaderOptions options, bool logContent)
     {
         MessageEnvelope envelope = info.CreateEnvelope();
         envelope.DataContentType = ContentTypes.ApplicationJson;
         MessageTypeInfo lenient = info.Lenient();
-        Guid? messageId = null, requestId = null, correlationId = null, conversationId = null, initiatorId = null;
-        string? sourceAddress = null, destinationAddress = null, responseAddress = null, faultAddress = null;
-        DateTimeOffset? sentTime = null, expirationTime = null;
-        IReadOnlyDictionary<string, string> headers = ReadOnlyDictionary<string, string>.Empty;
         bool hasMessage = false;
 
-        var reader = new Utf8JsonReader(body, ReaderOptions(options));
-        reader.Read();
+        // Positions in errors are the body's: the reader reads on from the preamble's end over the rest of the body.
+        int offset = Math.Max(preamble.ResumeAt, 0);
+        ReadOnlySpan<byte> rest = body[offset..];
+        Fields values = preamble.ResumeAt >= 0 ? preamble.Values : default;
+        Utf8JsonReader reader = preamble.ResumeAt >= 0 ? new Utf8JsonReader(rest, isFinalBlock: true, preamble.ResumeState) : new Utf8JsonReader(body, ReaderOptions(options));
+        if (preamble.ResumeAt < 0)
+        {
+            reader.Read();
+        }
+
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
             Member member = MemberOf(ref reader);
             reader.Read();
             switch (member)
             {
-                case Member.MessageId: messageId = ReadGuid(ref reader, "messageId"); break;
-                case Member.RequestId: requestId = ReadGuid(ref reader, "requestId"); break;
-                case Member.CorrelationId: correlationId = ReadGuid(ref reader, "correlationId"); break;
-                case Member.ConversationId: conversationId = ReadGuid(ref reader, "conversationId"); break;
-                case Member.InitiatorId: initiatorId = ReadGuid(ref reader, "initiatorId"); break;
-                case Member.SourceAddress: sourceAddress = ReadString(ref reader, "sourceAddress"); break;
-                case Member.DestinationAddress: destinationAddress = ReadString(ref reader, "destinationAddress"); break;
-                case Member.ResponseAddress: responseAddress = ReadString(ref reader, "responseAddress"); break;
-                case Member.FaultAddress: faultAddress = ReadString(ref reader, "faultAddress"); break;
-                case Member.SentTime: sentTime = ReadTime(ref reader, "sentTime"); break;
-                case Member.ExpirationTime: expirationTime = ReadTime(ref reader, "expirationTime"); break;
-                case Member.Headers: headers = ReadHeaders(ref reader, body); break;
                 case Member.Message:
                     if (reader.TokenType == JsonTokenType.Null)
                     {
                         break;
                     }
 
-                    long start = reader.TokenStartIndex;
+                    long start = offset + reader.TokenStartIndex;
                     try
                     {
                         lenient.ReadJsonData(envelope, ref reader);
@@ -253,15 +258,18 @@ internal static class MassTransitEnvelope
 
                     hasMessage = true;
                     break;
-                default:
+                case Member.Other:
                     reader.Skip(); // messageType (read before), host, and anything a newer MassTransit adds
+                    break;
+                default:
+                    values.Read(member, ref reader, rest, offset);
                     break;
             }
         }
 
         if (reader.TokenType != JsonTokenType.EndObject || reader.Read())
         {
-            throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The MassTransit envelope has content after its end", reader.TokenStartIndex);
+            throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The MassTransit envelope has content after its end", offset + reader.TokenStartIndex);
         }
 
         if (!hasMessage)
@@ -269,23 +277,7 @@ internal static class MassTransitEnvelope
             throw ThrowHelper.Create(InvalidEnvelopeReason.MissingAttribute, "The MassTransit envelope has no message (its message member is missing or null)");
         }
 
-        var metadata = new MassTransitMetadata
-        {
-            MessageId = messageId,
-            RequestId = requestId,
-            CorrelationId = correlationId,
-            ConversationId = conversationId,
-            InitiatorId = initiatorId,
-            SourceAddress = sourceAddress,
-            DestinationAddress = destinationAddress,
-            ResponseAddress = responseAddress,
-            FaultAddress = faultAddress,
-            MessageTypes = messageTypes,
-            SentTime = sentTime,
-            ExpirationTime = expirationTime,
-            Headers = headers,
-        };
-        return (envelope, metadata);
+        return (envelope, values.ToMetadata(preamble.MessageTypes!));
     }
 
     private static Member MemberOf(ref Utf8JsonReader reader)
@@ -304,20 +296,20 @@ internal static class MassTransitEnvelope
             : reader.ValueTextEquals("headers"u8) ? Member.Headers
             : Member.Other;
 
-    private static Guid? ReadGuid(ref Utf8JsonReader reader, string name)
+    private static Guid? ReadGuid(ref Utf8JsonReader reader, string name, long offset)
         => reader.TokenType == JsonTokenType.Null ? null
             : reader.TokenType == JsonTokenType.String && reader.TryGetGuid(out Guid id) ? id
-            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not a GUID", reader.TokenStartIndex);
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not a GUID", offset + reader.TokenStartIndex);
 
-    private static string? ReadString(ref Utf8JsonReader reader, string name)
+    private static string? ReadString(ref Utf8JsonReader reader, string name, long offset)
         => reader.TokenType == JsonTokenType.Null ? null
             : reader.TokenType == JsonTokenType.String ? reader.GetString()
-            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not a string", reader.TokenStartIndex);
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not a string", offset + reader.TokenStartIndex);
 
-    private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, string name)
+    private static DateTimeOffset? ReadTime(ref Utf8JsonReader reader, string name, long offset)
         => reader.TokenType == JsonTokenType.Null ? null
             : reader.TokenType == JsonTokenType.String && reader.TryGetDateTimeOffset(out DateTimeOffset time) ? time
-            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not an ISO 8601 time", reader.TokenStartIndex);
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The MassTransit envelope's {name} is not an ISO 8601 time", offset + reader.TokenStartIndex);
 
     /// <summary>
     /// Writes <paramref name="envelope"/> as MassTransit's envelope: <c>messageId</c> its id (a new GUID when the id is not
@@ -348,8 +340,8 @@ internal static class MassTransitEnvelope
         writer.WriteEndObject();
     }
 
-    /// <summary>The <c>headers</c> object: strings as their text, other values as their JSON, <c>null</c> values left out.</summary>
-    private static IReadOnlyDictionary<string, string> ReadHeaders(ref Utf8JsonReader reader, ReadOnlySpan<byte> body)
+    /// <summary>The <c>headers</c> object (in <paramref name="span"/>, <paramref name="offset"/> bytes into the body): strings as their text, other values as their JSON, <c>null</c> values left out.</summary>
+    private static IReadOnlyDictionary<string, string> ReadHeaders(ref Utf8JsonReader reader, ReadOnlySpan<byte> span, long offset)
     {
         if (reader.TokenType == JsonTokenType.Null)
         {
@@ -358,7 +350,7 @@ internal static class MassTransitEnvelope
 
         if (reader.TokenType != JsonTokenType.StartObject)
         {
-            throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The MassTransit envelope's headers are not an object", reader.TokenStartIndex);
+            throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The MassTransit envelope's headers are not an object", offset + reader.TokenStartIndex);
         }
 
         Dictionary<string, string>? headers = null;
@@ -375,7 +367,7 @@ internal static class MassTransitEnvelope
             {
                 long start = reader.TokenStartIndex;
                 reader.Skip();
-                value = Encoding.UTF8.GetString(body[(int)start..(int)reader.BytesConsumed]);
+                value = Encoding.UTF8.GetString(span[(int)start..(int)reader.BytesConsumed]);
             }
 
             if (value is not null)
@@ -387,7 +379,90 @@ internal static class MassTransitEnvelope
         return headers is null ? ReadOnlyDictionary<string, string>.Empty : headers;
     }
 
-    private enum Member
+    /// <summary>
+    /// What a MassTransit envelope holds up to its <c>messageType</c>: its URNs (<c>null</c> when the body is not such
+    /// an envelope), the members before them, and where to read on. A struct: kept by the rules' candidate, not allocated.
+    /// </summary>
+    public readonly struct Preamble
+    {
+        /// <summary>Gets the envelope's message URNs, or <c>null</c>.</summary>
+        public string[]? MessageTypes { get; init; }
+
+        /// <summary>Gets the members read before the URNs.</summary>
+        internal Fields Values { get; init; }
+
+        /// <summary>Gets how many bytes of the body were read (up to the URNs' end), or -1 when the envelope must be read from its start.</summary>
+        internal int ResumeAt { get; init; }
+
+        /// <summary>Gets the JSON reader's state at <see cref="ResumeAt"/>.</summary>
+        internal JsonReaderState ResumeState { get; init; }
+    }
+
+    /// <summary>The envelope's members other than its message and URNs, as read so far (a repeated member: the last).</summary>
+    internal struct Fields
+    {
+        public Guid? MessageId, RequestId, CorrelationId, ConversationId, InitiatorId;
+        public string? SourceAddress, DestinationAddress, ResponseAddress, FaultAddress;
+        public DateTimeOffset? SentTime, ExpirationTime;
+        public IReadOnlyDictionary<string, string>? Headers;
+
+        /// <summary>Reads the value the reader is on as <paramref name="member"/>; <paramref name="offset"/> places errors in the body.</summary>
+        /// <exception cref="InvalidEnvelopeException">The value is not of the member's kind.</exception>
+        public void Read(Member member, ref Utf8JsonReader reader, ReadOnlySpan<byte> span, long offset)
+        {
+            switch (member)
+            {
+                case Member.MessageId: MessageId = ReadGuid(ref reader, "messageId", offset); break;
+                case Member.RequestId: RequestId = ReadGuid(ref reader, "requestId", offset); break;
+                case Member.CorrelationId: CorrelationId = ReadGuid(ref reader, "correlationId", offset); break;
+                case Member.ConversationId: ConversationId = ReadGuid(ref reader, "conversationId", offset); break;
+                case Member.InitiatorId: InitiatorId = ReadGuid(ref reader, "initiatorId", offset); break;
+                case Member.SourceAddress: SourceAddress = ReadString(ref reader, "sourceAddress", offset); break;
+                case Member.DestinationAddress: DestinationAddress = ReadString(ref reader, "destinationAddress", offset); break;
+                case Member.ResponseAddress: ResponseAddress = ReadString(ref reader, "responseAddress", offset); break;
+                case Member.FaultAddress: FaultAddress = ReadString(ref reader, "faultAddress", offset); break;
+                case Member.SentTime: SentTime = ReadTime(ref reader, "sentTime", offset); break;
+                case Member.ExpirationTime: ExpirationTime = ReadTime(ref reader, "expirationTime", offset); break;
+                case Member.Headers: Headers = ReadHeaders(ref reader, span, offset); break;
+                default: throw new ArgumentOutOfRangeException(nameof(member));
+            }
+        }
+
+        /// <summary>As <see cref="Read"/>, <c>false</c> where that throws (the reader then still on the value).</summary>
+        public bool TryRead(Member member, ref Utf8JsonReader reader, ReadOnlySpan<byte> body)
+        {
+            Utf8JsonReader start = reader;
+            try
+            {
+                Read(member, ref reader, body, 0);
+                return true;
+            }
+            catch (Exception e) when (e is InvalidEnvelopeException or InvalidOperationException)
+            {
+                reader = start; // a header name or value that is not text also leaves the envelope to Read
+                return false;
+            }
+        }
+
+        public readonly MassTransitMetadata ToMetadata(string[] messageTypes) => new()
+        {
+            MessageId = MessageId,
+            RequestId = RequestId,
+            CorrelationId = CorrelationId,
+            ConversationId = ConversationId,
+            InitiatorId = InitiatorId,
+            SourceAddress = SourceAddress,
+            DestinationAddress = DestinationAddress,
+            ResponseAddress = ResponseAddress,
+            FaultAddress = FaultAddress,
+            MessageTypes = messageTypes,
+            SentTime = SentTime,
+            ExpirationTime = ExpirationTime,
+            Headers = Headers ?? ReadOnlyDictionary<string, string>.Empty,
+        };
+    }
+
+    internal enum Member
     {
         Other,
         MessageId,

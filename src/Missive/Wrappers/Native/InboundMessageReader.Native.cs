@@ -155,7 +155,7 @@ public sealed partial class InboundMessageReader
             if (matched)
             {
                 MessageTypeInfo info = rule.Registration(_types!);
-                return rule.MassTransitUrn is not null ? ReadMassTransitAs(info, payload, candidate.MassTransitMessageTypes()!, candidate.IsMassTransitRaw, candidate.Attributes, ref state)
+                return rule.MassTransitUrn is not null ? ReadMassTransitAs(info, payload, candidate.MassTransitMessageTypes()!, candidate.IsMassTransitRaw, candidate.MassTransitPreamble, candidate.Attributes, ref state)
                     : rule.NServiceBusTypeName is not null ? ReadNServiceBusAs(info, payload, candidate.NServiceBus()!, candidate.Attributes, ref state)
                     : ReadNativeAs(info, payload, ref state, type: null);
             }
@@ -208,11 +208,11 @@ public sealed partial class InboundMessageReader
     }
 
     /// <summary>
-    /// Reads a MassTransit envelope (or a message MassTransit sent raw, <paramref name="raw"/>) with its message as the
-    /// registration's type: the id, sent time and source address where it has them (else what the message carried, as for
-    /// a native message), its trace context from the <c>MT-Activity-Id</c> attribute.
+    /// Reads a MassTransit envelope (read up to its URNs in <paramref name="preamble"/>) or a message MassTransit sent
+    /// raw (<paramref name="raw"/>) with its message as the registration's type: the id, sent time and source address where it
+    /// has them (else what the message carried, as for a native message), its trace context from the <c>MT-Activity-Id</c> attribute.
     /// </summary>
-    private MessageEnvelope ReadMassTransitAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, string[] messageTypes, bool raw, IReadOnlyDictionary<string, MessageAttributeValue> attributes, ref UnwrapState state)
+    private MessageEnvelope ReadMassTransitAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, string[] messageTypes, bool raw, in MassTransitEnvelope.Preamble preamble, IReadOnlyDictionary<string, MessageAttributeValue> attributes, ref UnwrapState state)
     {
         MessageEnvelope envelope;
         MassTransitMetadata metadata;
@@ -223,7 +223,7 @@ public sealed partial class InboundMessageReader
         }
         else
         {
-            (envelope, metadata) = MassTransitEnvelope.Read(info, payload.Span, messageTypes, _settings.JsonReaderOptions, _settings.LogMessageContent);
+            (envelope, metadata) = MassTransitEnvelope.Read(info, payload.Span, in preamble, _settings.JsonReaderOptions, _settings.LogMessageContent);
             AsNative(envelope, info.Identifier, ref state);
         }
 

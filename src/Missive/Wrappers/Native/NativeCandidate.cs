@@ -14,6 +14,7 @@ internal ref struct NativeCandidate
     private string? _s3EventName;
     private bool _s3EventNameRead;
     private string[]? _massTransitTypes;
+    private MassTransitEnvelope.Preamble _massTransitPreamble;
     private bool _massTransitTypesRead;
     private bool _massTransitRaw;
     private NServiceBusMessage? _nServiceBus;
@@ -73,7 +74,8 @@ internal ref struct NativeCandidate
     {
         if (!_massTransitTypesRead)
         {
-            _massTransitTypes = MassTransitEnvelope.MessageTypes(Body, _options);
+            _massTransitPreamble = MassTransitEnvelope.ReadPreamble(Body, _options);
+            _massTransitTypes = _massTransitPreamble.MessageTypes;
             if (_massTransitTypes is null && MassTransitEnvelope.RawMessageTypes(Attributes) is { } raw)
             {
                 _massTransitTypes = raw;
@@ -88,6 +90,9 @@ internal ref struct NativeCandidate
 
     /// <summary>Gets whether <see cref="MassTransitMessageTypes"/> came from the attribute of a message MassTransit sent raw: the body is the message alone.</summary>
     public readonly bool IsMassTransitRaw => _massTransitRaw;
+
+    /// <summary>Gets the envelope read up to its URNs when <see cref="MassTransitMessageTypes"/> came from the body (else its URNs are <c>null</c>).</summary>
+    public readonly MassTransitEnvelope.Preamble MassTransitPreamble => _massTransitPreamble;
 
     /// <summary>The NServiceBus message the body and attributes make, or <c>null</c>; recognised once for every rule that asks (and for the reader).</summary>
     public NServiceBusMessage? NServiceBus()
