@@ -194,12 +194,15 @@ public sealed class OutboundMessageWriter
         MessageDeduplicationId = messageDeduplicationId,
     };
 
+    /// <summary>The <c>Content-Type</c> attribute's value, shared: attribute values cannot change.</summary>
+    private static readonly MessageAttributeValue MassTransitContentType = MessageAttributeValue.FromString(MassTransitEnvelope.ContentType);
+
     /// <summary><c>Content-Type</c>, and the trace context as <c>MT-Activity-Id</c> when the envelope carries one.</summary>
     private static Dictionary<string, MessageAttributeValue> MassTransitAttributes(MessageEnvelope envelope)
     {
         var attributes = new Dictionary<string, MessageAttributeValue>(StringComparer.Ordinal)
         {
-            [MassTransitEnvelope.ContentTypeAttribute] = MessageAttributeValue.FromString(MassTransitEnvelope.ContentType),
+            [MassTransitEnvelope.ContentTypeAttribute] = MassTransitContentType,
         };
         if (envelope.ExtensionsOrNull is { } extensions && extensions.TryGetValue(CloudEventAttributeNames.TraceParent, out CloudEventAttributeValue traceParent))
         {

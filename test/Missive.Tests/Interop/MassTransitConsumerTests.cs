@@ -52,14 +52,21 @@ public sealed class MassTransitConsumerTests
     }
 
     [Fact]
-    public async Task AMessageIdThatIsNotAGuid_ReachesTheConsumerUnderANewGuid_NotAsNone()
+    public async Task AMessageIdThatIsNotAGuid_OrASourceThatIsNotAUri_ReachTheConsumerAsMassTransitHasThem()
     {
-        // MassTransit's ids are GUIDs; an envelope id that is not one is replaced, so the consumer's MessageId is never null.
+        // MassTransit's ids are GUIDs and its addresses absolute URIs: an envelope id that is not one is replaced, so the
+        // consumer's MessageId is never null; a relative source (Missive's default, "/missive") is left out, before and
+        // after an absolute one has been written.
         (_, SqsMessage sent) = await PublishWithMissive(new Shipping.Dispatched("PCL-3", 2), configure: e => e.Id = "order-77");
+        (_, SqsMessage absolute) = await PublishWithMissive(new Shipping.Dispatched("PCL-4", 1), source: "https://shop.example/parcels");
+        (_, SqsMessage relativeAgain) = await PublishWithMissive(new Shipping.Dispatched("PCL-5", 1), source: "parcels/relative");
 
         ConsumeContext<Shipping.Dispatched> consumed = await ConsumeWithMassTransit<Shipping.Dispatched>(sent);
 
         Assert.NotEqual(Guid.Empty, consumed.MessageId.GetValueOrDefault());
+        Assert.Null(consumed.SourceAddress);
+        Assert.Equal(new Uri("https://shop.example/parcels"), (await ConsumeWithMassTransit<Shipping.Dispatched>(absolute)).SourceAddress);
+        Assert.Null((await ConsumeWithMassTransit<Shipping.Dispatched>(relativeAgain)).SourceAddress);
     }
 
     private static async Task<(MessageEnvelope<T> Published, SqsMessage Sent)> PublishWithMissive<T>(T message, string? source = null, Action<MessageEnvelope>? configure = null)

@@ -3,6 +3,7 @@ using System.Collections.Generic;
 using System.Collections.ObjectModel;
 using System.Text;
 using System.Text.Json;
+using System.Threading;
 using Missive.Serialization;
 
 namespace Missive.Transport;
@@ -313,14 +314,14 @@ internal static class MassTransitEnvelope
 
     /// <summary>
     /// Writes <paramref name="envelope"/> as MassTransit's envelope: <c>messageId</c> its id (a new GUID when the id is not
-    /// one, as MassTransit's ids are), <c>sourceAddress</c> its source when that is an absolute URI, <c>messageType</c>
+    /// one, as MassTransit's ids are), <c>sourceAddress</c> its source when that is an absolute URI with a scheme, <c>messageType</c>
     /// the URN, <c>message</c> as <paramref name="codec"/> writes it, <c>sentTime</c> its time, and empty <c>headers</c>.
     /// </summary>
     public static void Write<T>(Utf8JsonWriter writer, MessageEnvelope<T> envelope, string urn, Serialization.Payloads.PayloadCodec<T> codec)
     {
         writer.WriteStartObject();
         writer.WriteString("messageId"u8, Guid.TryParse(envelope.Id, out Guid id) ? id : Guid.NewGuid());
-        if (Uri.TryCreate(envelope.Source, UriKind.Absolute, out _))
+        if (IsAbsoluteUri(envelope.Source))
         {
             writer.WriteString("sourceAddress"u8, envelope.Source);
         }
@@ -338,6 +339,30 @@ internal static class MassTransitEnvelope
         writer.WriteStartObject("headers"u8);
         writer.WriteEndObject();
         writer.WriteEndObject();
+    }
+
+    /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
+    private static string? s_absoluteSource;
+
+    /// <summary>
+    /// Whether <paramref name="source"/> is an absolute URI with a scheme of its own, as MassTransit's addresses are. A
+    /// path (Missive's default <c>/missive</c>) is not one on any platform: .NET reads it as a <c>file://</c> URI on
+    /// Linux and macOS only.
+    /// </summary>
+    private static bool IsAbsoluteUri(string? source)
+    {
+        if (source is null || ReferenceEquals(source, Volatile.Read(ref s_absoluteSource)))
+        {
+            return source is not null;
+        }
+
+        if (!Uri.TryCreate(source, UriKind.Absolute, out Uri? uri) || (uri.IsFile && !source.StartsWith("file:", StringComparison.OrdinalIgnoreCase)))
+        {
+            return false;
+        }
+
+        Volatile.Write(ref s_absoluteSource, source);
+        return true;
     }
 
     /// <summary>The <c>headers</c> object (in <paramref name="span"/>, <paramref name="offset"/> bytes into the body): strings as their text, other values as their JSON, <c>null</c> values left out.</summary>
