@@ -170,7 +170,7 @@ internal sealed class NServiceBusMessage
         var headers = new Dictionary<string, string>(StringComparer.Ordinal);
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
-            string name = reader.GetString()!;
+            string name = HeaderName(ref reader);
             reader.Read();
             if (reader.TokenType == JsonTokenType.String)
             {
@@ -185,6 +185,34 @@ internal sealed class NServiceBusMessage
         }
 
         return headers;
+    }
+
+    /// <summary>The names of the headers NServiceBus sets on every message, read without making a string of each for each message.</summary>
+    private static readonly string[] CommonHeaderNames =
+    [
+        MessageIdHeader, EnclosedMessageTypesHeader, "NServiceBus.ContentType", "NServiceBus.ConversationId", "NServiceBus.CorrelationId",
+        "NServiceBus.MessageIntent", "NServiceBus.TimeSent", "NServiceBus.ReplyToAddress", "NServiceBus.OriginatingEndpoint",
+        "NServiceBus.OriginatingMachine", "NServiceBus.Version", "NServiceBus.RelatedTo", "$.diagnostics.originating.hostid", S3BodyKeyName,
+    ];
+
+    private static readonly byte[][] CommonHeaderNamesUtf8 = Array.ConvertAll(CommonHeaderNames, System.Text.Encoding.UTF8.GetBytes);
+
+    /// <summary>The header name the reader is on: one of <see cref="CommonHeaderNames"/> when it is one, else a new string.</summary>
+    private static string HeaderName(ref Utf8JsonReader reader)
+    {
+        if (!reader.ValueIsEscaped)
+        {
+            ReadOnlySpan<byte> name = reader.ValueSpan;
+            for (int i = 0; i < CommonHeaderNamesUtf8.Length; i++)
+            {
+                if (name.SequenceEqual(CommonHeaderNamesUtf8[i]))
+                {
+                    return CommonHeaderNames[i];
+                }
+            }
+        }
+
+        return reader.GetString()!;
     }
 
     /// <summary>The full name given (up to its assembly), or <typeparamref name="T"/>'s own.</summary>
