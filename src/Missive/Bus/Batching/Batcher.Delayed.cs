@@ -34,17 +34,18 @@ internal sealed partial class Batcher<TKey, TEntry>
         lock (_gate)
         {
             Lane lane = LaneOf(key);
+            DateTimeOffset now = _clock.GetUtcNow();
             if (_completed || delay <= TimeSpan.Zero)
             {
-                Put(lane, entry, ref starts);
+                Put(lane, entry, now, ref starts);
             }
             else
             {
-                (lane.Delayed ??= []).Add((entry, _clock.GetUtcNow() + delay));
+                (lane.Delayed ??= []).Add((entry, now + delay));
                 _waiting++;
             }
 
-            Decide(lane, ref starts);
+            Decide(lane, ref starts, now);
         }
 
         Start(starts);
@@ -86,7 +87,7 @@ internal sealed partial class Batcher<TKey, TEntry>
         _waiting -= due.Count; // counted again as they are put in
         foreach (TEntry entry in due)
         {
-            Put(lane, entry, ref starts);
+            Put(lane, entry, now, ref starts);
         }
 
         if (lane.Open is not null)

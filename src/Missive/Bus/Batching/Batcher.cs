@@ -76,8 +76,9 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         lock (_gate)
         {
             Lane lane = LaneOf(key);
-            Put(lane, entry, ref starts);
-            Decide(lane, ref starts, arm: !lane.Policy.ArmAfterBurst);
+            DateTimeOffset now = _clock.GetUtcNow(); // one reading for the entry and the decision after it
+            Put(lane, entry, now, ref starts);
+            Decide(lane, ref starts, now, arm: !lane.Policy.ArmAfterBurst);
         }
 
         Start(starts);
@@ -102,9 +103,10 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         lock (_gate)
         {
             Lane lane = LaneOf(key);
+            DateTimeOffset now = _clock.GetUtcNow();
             foreach (TEntry entry in entries)
             {
-                Put(lane, entry, ref starts);
+                Put(lane, entry, now, ref starts);
             }
 
             if (flush && lane.Open is not null)
@@ -112,7 +114,7 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
                 Close(lane);
             }
 
-            Decide(lane, ref starts);
+            Decide(lane, ref starts, now);
         }
 
         Start(starts);
@@ -211,10 +213,9 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         return lane;
     }
 
-    /// <summary>Puts an entry in the lane's open batch, closing it when full. Under the lock.</summary>
-    private void Put(Lane lane, TEntry entry, ref List<(Lane, List<TEntry>)>? starts)
+    /// <summary>Puts an entry in the lane's open batch at <paramref name="now"/>, closing it when full. Under the lock.</summary>
+    private void Put(Lane lane, TEntry entry, DateTimeOffset now, ref List<(Lane, List<TEntry>)>? starts)
     {
-        DateTimeOffset now = _clock.GetUtcNow();
         if (lane.Open is null)
         {
             lane.Open = new List<TEntry>(Math.Min(lane.Policy.MaxEntries, 16));
@@ -227,15 +228,18 @@ internal sealed partial class Batcher<TKey, TEntry> : IDisposable
         if (lane.Open.Count >= lane.Policy.MaxEntries)
         {
             Close(lane);
-            Decide(lane, ref starts, arm: !lane.Policy.ArmAfterBurst); // a full batch goes now, before the next entry opens another
+            Decide(lane, ref starts, now, arm: !lane.Policy.ArmAfterBurst); // a full batch goes now, before the next entry opens another
         }
     }
 
-    /// <summary>Closes the open batch if the policy says it goes now (else, with <paramref name="arm"/>, arms its wait), and takes what may start. Under the lock.</summary>
-    private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts, bool arm = true)
+    /// <summary>
+    /// Closes the open batch if the policy says it goes now (else, with <paramref name="arm"/>, arms its wait), and takes
+    /// what may start; <paramref name="at"/> is the clock's reading when the caller has just taken one. Under the lock.
+    /// </summary>
+    private void Decide(Lane lane, ref List<(Lane, List<TEntry>)>? starts, DateTimeOffset? at = null, bool arm = true)
     {
         BatchPolicy policy = lane.Policy;
-        DateTimeOffset now = _clock.GetUtcNow();
+        DateTimeOffset now = at ?? _clock.GetUtcNow();
         PutDelayed(lane, now, ref starts);
         if (lane.Open is not null)
         {
