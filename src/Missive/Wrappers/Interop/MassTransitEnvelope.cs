@@ -35,6 +35,9 @@ internal static class MassTransitEnvelope
     /// <summary>The content type of MassTransit's JSON envelope.</summary>
     public const string ContentType = "application/vnd.masstransit+json";
 
+    /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
+    private static string? s_absoluteSource;
+
     /// <summary>
     /// The URN MassTransit's convention gives a type: <c>urn:message:</c>, the namespace, <c>:</c>, then the name, nested
     /// types after their declaring types and <c>+</c>, generic arguments as <c>[[Namespace:Name],…]</c> without arity.
@@ -340,9 +343,6 @@ internal static class MassTransitEnvelope
         writer.WriteEndObject();
         writer.WriteEndObject();
     }
-
-    /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
-    private static string? s_absoluteSource;
 
     /// <summary>
     /// Whether <paramref name="source"/> is an absolute URI with a scheme of its own, as MassTransit's addresses are. A

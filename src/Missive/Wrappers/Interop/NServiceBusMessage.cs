@@ -24,7 +24,24 @@ internal sealed class NServiceBusMessage
     public const string MessageIdHeader = "NServiceBus.MessageId";
     public const string EnclosedMessageTypesHeader = "NServiceBus.EnclosedMessageTypes";
     public const string S3BodyKeyName = "S3BodyKey";
+    private const string ContentTypeHeader = "NServiceBus.ContentType";
+    private const string ConversationIdHeader = "NServiceBus.ConversationId";
+    private const string CorrelationIdHeader = "NServiceBus.CorrelationId";
+    private const string MessageIntentHeader = "NServiceBus.MessageIntent";
+    private const string TimeSentHeader = "NServiceBus.TimeSent";
+    private const string ReplyToAddressHeader = "NServiceBus.ReplyToAddress";
+    private const string OriginatingEndpointHeader = "NServiceBus.OriginatingEndpoint";
     private const string TimeSentFormat = "yyyy-MM-dd HH:mm:ss:ffffff 'Z'";
+
+    /// <summary>The names of the headers NServiceBus sets on every message, read without making a string of each for each message.</summary>
+    private static readonly string[] CommonHeaderNames =
+    [
+        MessageIdHeader, EnclosedMessageTypesHeader, ContentTypeHeader, ConversationIdHeader, CorrelationIdHeader,
+        MessageIntentHeader, TimeSentHeader, ReplyToAddressHeader, OriginatingEndpointHeader,
+        "NServiceBus.OriginatingMachine", "NServiceBus.Version", "NServiceBus.RelatedTo", "$.diagnostics.originating.hostid", S3BodyKeyName,
+    ];
+
+    private static readonly byte[][] CommonHeaderNamesUtf8 = Array.ConvertAll(CommonHeaderNames, System.Text.Encoding.UTF8.GetBytes);
 
     /// <summary>The length of the wrapper's <c>Body</c> as it stands in the SQS body, between its quotes.</summary>
     private readonly int _wrappedBodyLength;
@@ -187,16 +204,6 @@ internal sealed class NServiceBusMessage
         return headers;
     }
 
-    /// <summary>The names of the headers NServiceBus sets on every message, read without making a string of each for each message.</summary>
-    private static readonly string[] CommonHeaderNames =
-    [
-        MessageIdHeader, EnclosedMessageTypesHeader, "NServiceBus.ContentType", "NServiceBus.ConversationId", "NServiceBus.CorrelationId",
-        "NServiceBus.MessageIntent", "NServiceBus.TimeSent", "NServiceBus.ReplyToAddress", "NServiceBus.OriginatingEndpoint",
-        "NServiceBus.OriginatingMachine", "NServiceBus.Version", "NServiceBus.RelatedTo", "$.diagnostics.originating.hostid", S3BodyKeyName,
-    ];
-
-    private static readonly byte[][] CommonHeaderNamesUtf8 = Array.ConvertAll(CommonHeaderNames, System.Text.Encoding.UTF8.GetBytes);
-
     /// <summary>The header name the reader is on: one of <see cref="CommonHeaderNames"/> when it is one, else a new string.</summary>
     private static string HeaderName(ref Utf8JsonReader reader)
     {
@@ -235,11 +242,11 @@ internal sealed class NServiceBusMessage
         {
             writer.WriteStartObject();
             writer.WriteString(EnclosedMessageTypesHeader, fullName);
-            writer.WriteString("NServiceBus.ContentType", ContentTypes.ApplicationJson);
-            writer.WriteString("NServiceBus.MessageIntent", published ? "Publish" : "Send");
+            writer.WriteString(ContentTypeHeader, ContentTypes.ApplicationJson);
+            writer.WriteString(MessageIntentHeader, published ? "Publish" : "Send");
             if (envelope.Time is { } time)
             {
-                writer.WriteString("NServiceBus.TimeSent", time.ToUniversalTime().ToString(TimeSentFormat, CultureInfo.InvariantCulture));
+                writer.WriteString(TimeSentHeader, time.ToUniversalTime().ToString(TimeSentFormat, CultureInfo.InvariantCulture));
             }
 
             if (envelope.ExtensionsOrNull is { } extensions && extensions.TryGetValue(CloudEventAttributeNames.TraceParent, out CloudEventAttributeValue traceParent))
@@ -463,7 +470,7 @@ internal sealed class NServiceBusMessage
 
         return DateTimeOffset.TryParseExact(text, TimeSentFormat, CultureInfo.InvariantCulture, DateTimeStyles.AssumeUniversal | DateTimeStyles.AdjustToUniversal, out DateTimeOffset time)
             ? time
-            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The NServiceBus.TimeSent header is not in NServiceBus's format ({TimeSentFormat})", attribute: "NServiceBus.TimeSent");
+            : throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, $"The NServiceBus.TimeSent header is not in NServiceBus's format ({TimeSentFormat})", attribute: TimeSentHeader);
     }
 
     /// <summary>NServiceBus's own time format, <c>2026-12-01 09:30:00:123456 Z</c>, read without a format string; <c>false</c> for anything else.</summary>
@@ -542,13 +549,13 @@ internal sealed class NServiceBusMessage
             {
                 case MessageIdHeader: MessageId = value; break;
                 case EnclosedMessageTypesHeader: EnclosedMessageTypes = value; break;
-                case "NServiceBus.ContentType": ContentType = value; break;
-                case "NServiceBus.ConversationId": ConversationId = value; break;
-                case "NServiceBus.CorrelationId": CorrelationId = value; break;
-                case "NServiceBus.MessageIntent": MessageIntent = value; break;
-                case "NServiceBus.TimeSent": TimeSent = value; break;
-                case "NServiceBus.ReplyToAddress": ReplyToAddress = value; break;
-                case "NServiceBus.OriginatingEndpoint": OriginatingEndpoint = value; break;
+                case ContentTypeHeader: ContentType = value; break;
+                case ConversationIdHeader: ConversationId = value; break;
+                case CorrelationIdHeader: CorrelationId = value; break;
+                case MessageIntentHeader: MessageIntent = value; break;
+                case TimeSentHeader: TimeSent = value; break;
+                case ReplyToAddressHeader: ReplyToAddress = value; break;
+                case OriginatingEndpointHeader: OriginatingEndpoint = value; break;
                 case S3BodyKeyName: S3BodyKey = value; break;
             }
         }
