@@ -291,6 +291,38 @@ public sealed class NServiceBusReaderTests
         Assert.Equal(new Shipping.Dispatched("???>>>", 7), Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(inbound.Envelope).Message);
     }
 
+    [Theory]
+    [InlineData("wrapped, '+' escaped", true)]
+    [InlineData("wrapped, no escapes", true)]
+    [InlineData("unwrapped base64", true)]
+    [InlineData("unwrapped JSON", true)]
+    [InlineData("wrapped, not base64", false)]
+    [InlineData("wrapped, not the type", false)]
+    public void EveryBufferTheReadRents_GoesBackOnceAndCleared_ReadOrRefused(string shape, bool reads)
+    {
+        const string Json = "{\"Parcel\":\"???>>>\",\"Items\":7}"; // its base64 has '+' and '/'
+        string base64 = Convert.ToBase64String(Encoding.UTF8.GetBytes(Json));
+        string headers = JsonSerializer.Serialize(Headers(typeof(Shipping.Dispatched).FullName!));
+        var byName = new Dictionary<string, MessageAttributeValue> { ["MessageTypeFullName"] = MessageAttributeValue.FromString(typeof(Shipping.Dispatched).FullName!) };
+        SqsMessage message = shape switch
+        {
+            "wrapped, '+' escaped" => Message("{\"Body\":" + JsonSerializer.Serialize(base64) + ",\"Headers\":" + headers + "}"),
+            "wrapped, no escapes" => Message("{\"Body\":\"" + base64 + "\",\"Headers\":" + headers + "}"),
+            "unwrapped base64" => Message(base64, byName),
+            "unwrapped JSON" => Message(Json, byName),
+            "wrapped, not base64" => Message("{\"Body\":\"*" + base64 + "\",\"Headers\":" + headers + "}"),
+            _ => Message("{\"Body\":\"" + Convert.ToBase64String(Encoding.UTF8.GetBytes("{\"Items\":\"seven\"}")) + "\",\"Headers\":" + headers + "}"),
+        };
+        var pool = new CountingArrayPool();
+
+        Exception? error = Record.Exception(() => Reader(fast: true, pool).Read(message, Rules()));
+
+        Assert.Equal(reads, error is null);
+        Assert.True(reads || error is InvalidEnvelopeException, error?.ToString());
+        Assert.True(pool.Rents > 0);
+        Assert.Equal((pool.Rents, 0, 0, 0), (pool.Returns, pool.Outstanding, pool.DoubleReturns, pool.DirtyReturns));
+    }
+
     [Fact]
     public void AWrappedBody_WithAnEscapeOutsideBase64_IsMalformed()
     {
@@ -373,9 +405,9 @@ public sealed class NServiceBusReaderTests
 
     private sealed record WrappedMessage(string Body, string? S3BodyKey, Dictionary<string, string> Headers);
 
-    private static InboundMessageReader Reader(bool fast)
+    private static InboundMessageReader Reader(bool fast, System.Buffers.ArrayPool<byte>? pool = null)
     {
-        var map = new MessageTypeMap(new SerializationOptions { JsonSerializerContext = InteropJsonContext.Default });
+        var map = new MessageTypeMap(new SerializationOptions { JsonSerializerContext = InteropJsonContext.Default, BufferPool = pool ?? System.Buffers.ArrayPool<byte>.Shared });
         map.Add<Order>(TestSerializers.OrderType);
         map.Add<OrderSubmitted>("interop.order-submitted");
         map.Add<Shipping.Dispatched>("interop.dispatched");
