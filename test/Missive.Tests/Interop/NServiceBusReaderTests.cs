@@ -1,5 +1,6 @@
 using System;
 using System.Collections.Generic;
+using System.Linq;
 using System.Text;
 using System.Text.Json;
 using System.Threading;
@@ -321,6 +322,23 @@ public sealed class NServiceBusReaderTests
         Assert.True(reads || error is InvalidEnvelopeException, error?.ToString());
         Assert.True(pool.Rents > 0);
         Assert.Equal((pool.Rents, 0, 0, 0), (pool.Returns, pool.Outstanding, pool.DoubleReturns, pool.DirtyReturns));
+    }
+
+    [Fact]
+    public void MessagesOfTwoTypesInTurn_EachReadAsItsOwn_WithTheirTypesReadOnly()
+    {
+        // The enclosed types' header is read once for the messages that repeat it; each message still gets its own.
+        var rules = new NativeMessageRules().WhenNServiceBus<Shipping.Dispatched>().WhenNServiceBus<OrderSubmitted>();
+        SqsMessage parcel = Message(Wrapped("{\"Parcel\":\"P-1\",\"Items\":2}", Headers(typeof(Shipping.Dispatched).FullName + Assembly)));
+        SqsMessage order = Message(Wrapped(OrderJson(), Headers(typeof(OrderSubmitted).FullName + Assembly)));
+
+        MessageEnvelope[] read = [.. new[] { parcel, order, parcel, order }.Select(m => Reader(fast: true).Read(m, rules).Envelope!)];
+
+        Assert.IsType<MessageEnvelope<Shipping.Dispatched>>(read[2]);
+        Assert.IsType<MessageEnvelope<OrderSubmitted>>(read[3]);
+        Assert.Equal([typeof(Shipping.Dispatched).FullName + Assembly], read[0].NServiceBusMetadata!.EnclosedMessageTypes);
+        Assert.Equal([typeof(OrderSubmitted).FullName + Assembly], read[3].NServiceBusMetadata!.EnclosedMessageTypes);
+        Assert.Throws<NotSupportedException>(() => ((IList<string>)read[0].NServiceBusMetadata!.EnclosedMessageTypes)[0] = "changed");
     }
 
     [Fact]

@@ -4,6 +4,7 @@ using System.Collections.Generic;
 using System.Collections.ObjectModel;
 using System.Globalization;
 using System.Text.Json;
+using System.Threading;
 using Missive.Buffers;
 using Missive.Lexing;
 using Missive.Serialization;
@@ -43,6 +44,9 @@ internal sealed class NServiceBusMessage
 
     private static readonly byte[][] CommonHeaderNamesUtf8 = Array.ConvertAll(CommonHeaderNames, System.Text.Encoding.UTF8.GetBytes);
 
+    /// <summary>The enclosed types last read: an endpoint's messages repeat one header, so it is split and named once.</summary>
+    private static EnclosedTypes? s_lastEnclosedTypes;
+
     /// <summary>The length of the wrapper's <c>Body</c> as it stands in the SQS body, between its quotes.</summary>
     private readonly int _wrappedBodyLength;
 
@@ -56,8 +60,9 @@ internal sealed class NServiceBusMessage
     {
         Headers = headers;
         _known = known;
-        EnclosedMessageTypesAsSent = enclosedMessageTypes.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries);
-        EnclosedTypeNames = Array.ConvertAll(EnclosedMessageTypesAsSent, FullNameOf);
+        EnclosedTypes types = EnclosedTypes.Of(enclosedMessageTypes);
+        EnclosedMessageTypesAsSent = types.AsSent;
+        EnclosedTypeNames = types.Names;
         WrappedBodyStart = wrappedBodyStart;
         S3BodyKey = s3BodyKey;
         _wrappedBodyLength = wrappedBodyLength;
@@ -68,7 +73,7 @@ internal sealed class NServiceBusMessage
     public IReadOnlyDictionary<string, string> Headers { get; }
 
     /// <summary>Gets the message types as sent (assembly-qualified or not), most specific first.</summary>
-    public string[] EnclosedMessageTypesAsSent { get; }
+    public IReadOnlyList<string> EnclosedMessageTypesAsSent { get; }
 
     /// <summary>Gets the full names of <see cref="EnclosedMessageTypesAsSent"/>, without their assemblies: what rules match.</summary>
     public string[] EnclosedTypeNames { get; }
@@ -184,7 +189,7 @@ internal sealed class NServiceBusMessage
     /// </summary>
     private static Dictionary<string, string> ReadHeaders(ref Utf8JsonReader reader, ref KnownHeaders known)
     {
-        var headers = new Dictionary<string, string>(StringComparer.Ordinal);
+        var headers = new Dictionary<string, string>(CommonHeaderNames.Length, StringComparer.Ordinal); // room for what an endpoint sets, without growing
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
             string name = HeaderName(ref reader);
@@ -558,6 +563,37 @@ internal sealed class NServiceBusMessage
                 case OriginatingEndpointHeader: OriginatingEndpoint = value; break;
                 case S3BodyKeyName: S3BodyKey = value; break;
             }
+        }
+    }
+
+    /// <summary>An <c>NServiceBus.EnclosedMessageTypes</c> header read: shared by the messages that carry the same text, so read-only.</summary>
+    private sealed class EnclosedTypes
+    {
+        private EnclosedTypes(string text, string[] asSent)
+        {
+            Text = text;
+            AsSent = Array.AsReadOnly(asSent);
+            Names = Array.ConvertAll(asSent, FullNameOf);
+        }
+
+        public string Text { get; }
+
+        public ReadOnlyCollection<string> AsSent { get; }
+
+        /// <summary>Gets the full names; never changed (rules and messages only read them).</summary>
+        public string[] Names { get; }
+
+        public static EnclosedTypes Of(string text)
+        {
+            EnclosedTypes? last = Volatile.Read(ref s_lastEnclosedTypes);
+            if (last is not null && string.Equals(last.Text, text, StringComparison.Ordinal))
+            {
+                return last;
+            }
+
+            var read = new EnclosedTypes(text, text.Split(';', StringSplitOptions.RemoveEmptyEntries | StringSplitOptions.TrimEntries));
+            Volatile.Write(ref s_lastEnclosedTypes, read);
+            return read;
         }
     }
 }
