@@ -131,12 +131,15 @@ public sealed class PlainMassTransitHost
 [JsonSerializable(typeof(PlainMassTransitEnvelope<OrderPlaced>))]
 public sealed partial class MassTransitFloorContext : JsonSerializerContext;
 
-/// <summary>NServiceBus's wrapped SQS transport message as plain classes (the same-bytes floor): its <c>Body</c> decoded from base64 by System.Text.Json.</summary>
+/// <summary>
+/// NServiceBus's wrapped SQS transport message as plain classes (the same-bytes floor): its <c>Body</c> decoded from
+/// base64 by System.Text.Json. Members in the order the transport's own <c>TransportMessage</c> declares and writes them.
+/// </summary>
 public sealed class PlainNServiceBusTransportMessage
 {
+    public Dictionary<string, string>? Headers { get; set; }
+
     public byte[]? Body { get; set; }
 
     public string? S3BodyKey { get; set; }
-
-    public Dictionary<string, string>? Headers { get; set; }
 }
