@@ -18,6 +18,9 @@ public sealed class OutboundMessageWriter
     /// <summary>The message attribute that carries the type identifier of a message published without an envelope.</summary>
     public const string MessageTypeAttribute = "MessageType";
 
+    /// <summary>The <c>Content-Type</c> attribute's value, shared: attribute values cannot change.</summary>
+    private static readonly MessageAttributeValue MassTransitContentType = MessageAttributeValue.FromString(MassTransitEnvelope.ContentType);
+
     private readonly IEnvelopeSerializerProvider _serializers;
     private readonly MessageTypeMap? _types;
 
@@ -193,9 +196,6 @@ public sealed class OutboundMessageWriter
         MessageGroupId = messageGroupId,
         MessageDeduplicationId = messageDeduplicationId,
     };
-
-    /// <summary>The <c>Content-Type</c> attribute's value, shared: attribute values cannot change.</summary>
-    private static readonly MessageAttributeValue MassTransitContentType = MessageAttributeValue.FromString(MassTransitEnvelope.ContentType);
 
     /// <summary><c>Content-Type</c>, and the trace context as <c>MT-Activity-Id</c> when the envelope carries one.</summary>
     private static Dictionary<string, MessageAttributeValue> MassTransitAttributes(MessageEnvelope envelope)
