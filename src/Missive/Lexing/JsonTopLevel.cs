@@ -14,6 +14,13 @@ internal static class JsonTopLevel
     private static readonly SearchValues<byte> Structure = SearchValues.Create("\"{}[],"u8);
     private static readonly SearchValues<byte> StringEnds = SearchValues.Create("\"\\"u8);
 
+    /// <summary>Whether <paramref name="json"/> starts (after whitespace) as a JSON object or array; anything else is text.</summary>
+    public static bool IsContainer(ReadOnlySpan<byte> json)
+    {
+        int first = JsonWhitespace.Skip(json, 0);
+        return first >= 0 && json[first] is (byte)'{' or (byte)'[';
+    }
+
     /// <summary>
     /// What decides how a document is read, found the cheap way when it can be: when none of <c>specversion</c>,
     /// <c>TopicArn</c> and <c>detail-type</c> appears anywhere in <paramref name="json"/> (one vectorized substring search

@@ -374,7 +374,7 @@ internal sealed class NServiceBusMessage
                 throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus transport message's Body is not base64", WrappedBodyStart);
             }
         }
-        else if (StartsAsJson(body))
+        else if (JsonTopLevel.IsContainer(body)) // base64 has neither brace nor bracket: read as it is
         {
             ReadMessage(info, envelope, body, settings);
         }
@@ -418,13 +418,6 @@ internal sealed class NServiceBusMessage
 
         ReadMessage(info, envelope, into[..length], settings);
         return true;
-    }
-
-    /// <summary>Whether the body starts (after whitespace) with a character base64 has not: an object, array or string, read as it is.</summary>
-    private static bool StartsAsJson(ReadOnlySpan<byte> body)
-    {
-        int first = JsonWhitespace.Skip(body, 0);
-        return first >= 0 && body[first] is (byte)'{' or (byte)'[' or (byte)'"';
     }
 
     /// <summary>

@@ -62,7 +62,7 @@ public sealed partial class InboundMessageReader
     /// or a JSON object with a top-level <c>specversion</c> (one vectorized search when the name appears nowhere).
     /// </summary>
     private static bool IsEnvelope(ReadOnlySpan<byte> body, EnvelopeFormat? format)
-        => format == EnvelopeFormat.Protobuf || (IsJsonContainer(body) && JsonTopLevel.HasSpecVersion(body));
+        => format == EnvelopeFormat.Protobuf || (JsonTopLevel.IsContainer(body) && JsonTopLevel.HasSpecVersion(body));
 
     private static bool StartsWithWrapperMember(ReadOnlySpan<byte> content)
     {
@@ -82,7 +82,7 @@ public sealed partial class InboundMessageReader
             return ReadEnvelope(payload, state.Format);
         }
 
-        if (IsJsonContainer(span))
+        if (JsonTopLevel.IsContainer(span))
         {
             TopLevelNames names = JsonTopLevel.DecidingNames(span);
             return (names & TopLevelNames.SpecVersion) != 0 ? ReadEnvelope(payload, state.Format) : ReadNativeOrTestEvent(payload, names, ref state);
@@ -112,13 +112,6 @@ public sealed partial class InboundMessageReader
     {
         int first = JsonWhitespace.Skip(text, 0);
         return first >= 0 && text[first] == (byte)'C' && Base64.IsValid(text);
-    }
-
-    /// <summary>Whether the payload starts (after whitespace) as a JSON object or array; anything else is read as text.</summary>
-    private static bool IsJsonContainer(ReadOnlySpan<byte> payload)
-    {
-        int first = JsonWhitespace.Skip(payload, 0);
-        return first >= 0 && payload[first] is (byte)'{' or (byte)'[';
     }
 
     /// <summary>S3's test event (skipped: nothing to handle), or a native message; <paramref name="names"/> are its top-level names as the prescan found them.</summary>
@@ -246,7 +239,7 @@ public sealed partial class InboundMessageReader
     private MessageEnvelope ReadNativeAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, ref UnwrapState state, string? type)
     {
         MessageEnvelope envelope = info.CreateEnvelope();
-        if (!IsJsonContainer(payload.Span))
+        if (!JsonTopLevel.IsContainer(payload.Span))
         {
             envelope.DataContentType = ContentTypes.TextPlain;
             try
