@@ -342,6 +342,37 @@ public sealed class NServiceBusReaderTests
     }
 
     [Fact]
+    public void HeaderValuesAnEndpointRepeats_AreEachMessagesOwn_WrittenWithEscapesOrWithout()
+    {
+        // The values of intent, endpoint and content type are matched against the last ones read; each message must
+        // still get what it carries, whether its JSON escapes the characters or not.
+        (string Intent, string Endpoint, string ContentType)[] sent =
+        [
+            ("Publish", "Sales", "application/json"),
+            ("Publish", "Ventes-\u00e9", "application/json"), // the default encoder writes \u00E9
+            ("Send", "Sales", "text/json"),
+            ("Send", "Sales", "text/json"),
+        ];
+        SqsMessage[] messages = [.. sent.Select(s =>
+        {
+            Dictionary<string, string> headers = Headers(typeof(OrderSubmitted).FullName!);
+            headers["NServiceBus.MessageIntent"] = s.Intent;
+            headers["NServiceBus.OriginatingEndpoint"] = s.Endpoint;
+            headers["NServiceBus.ContentType"] = s.ContentType;
+            return Message(Wrapped(OrderJson(), headers));
+        })];
+        // The same intent and endpoint once more, escaped where nothing needs escaping.
+        messages = [.. messages, Message(messages[0].Body.Replace("\"Publish\"", "\"Pub\\u006cish\"", StringComparison.Ordinal).Replace("\"Sales\"", "\"\\u0053ales\"", StringComparison.Ordinal))];
+        sent = [.. sent, sent[0]];
+
+        NServiceBusMetadata[] read = [.. messages.Select(m => Reader(fast: true).Read(m, Rules()).Envelope!.NServiceBusMetadata!)];
+
+        Assert.Contains("\\u00e9", messages[1].Body, StringComparison.OrdinalIgnoreCase);
+        Assert.Contains("Pub\\u006cish", messages[4].Body, StringComparison.Ordinal);
+        Assert.Equal(sent.Select(s => ((string?)s.Intent, (string?)s.Endpoint, s.ContentType)), read.Select(m => (m.MessageIntent, m.OriginatingEndpoint, m.Headers["NServiceBus.ContentType"])));
+    }
+
+    [Fact]
     public void AWrappedBody_WithAnEscapeOutsideBase64_IsMalformed()
     {
         string headers = JsonSerializer.Serialize(Headers(typeof(Shipping.Dispatched).FullName!));

@@ -44,6 +44,17 @@ internal sealed class NServiceBusMessage
 
     private static readonly byte[][] CommonHeaderNamesUtf8 = Array.ConvertAll(CommonHeaderNames, System.Text.Encoding.UTF8.GetBytes);
 
+    /// <summary>
+    /// Which of <see cref="CommonHeaderNames"/> carry a value an endpoint sends again and again (its types, content type,
+    /// intent, addresses, machine, version), rather than one new for each message (ids, times).
+    /// </summary>
+    private static readonly bool[] RepeatedValues = Array.ConvertAll(CommonHeaderNames, name => name is EnclosedMessageTypesHeader or ContentTypeHeader
+        or MessageIntentHeader or ReplyToAddressHeader or OriginatingEndpointHeader or "NServiceBus.OriginatingMachine" or "NServiceBus.Version"
+        or "$.diagnostics.originating.hostid");
+
+    /// <summary>The last value read of each header of <see cref="RepeatedValues"/>, so that an equal one is matched as bytes, not decoded again.</summary>
+    private static readonly HeaderValue?[] s_lastValues = new HeaderValue?[CommonHeaderNames.Length];
+
     /// <summary>The enclosed types last read: an endpoint's messages repeat one header, so it is split and named once.</summary>
     private static EnclosedTypes? s_lastEnclosedTypes;
 
@@ -192,11 +203,12 @@ internal sealed class NServiceBusMessage
         var headers = new Dictionary<string, string>(CommonHeaderNames.Length, StringComparer.Ordinal); // room for what an endpoint sets, without growing
         while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
         {
-            string name = HeaderName(ref reader);
+            int common = CommonHeader(ref reader);
+            string name = common >= 0 ? CommonHeaderNames[common] : reader.GetString()!;
             reader.Read();
             if (reader.TokenType == JsonTokenType.String)
             {
-                string value = reader.GetString()!;
+                string value = common >= 0 && RepeatedValues[common] ? RepeatedValue(ref reader, common) : reader.GetString()!;
                 headers[name] = value;
                 known.Note(name, value);
             }
@@ -209,8 +221,8 @@ internal sealed class NServiceBusMessage
         return headers;
     }
 
-    /// <summary>The header name the reader is on: one of <see cref="CommonHeaderNames"/> when it is one, else a new string.</summary>
-    private static string HeaderName(ref Utf8JsonReader reader)
+    /// <summary>The index in <see cref="CommonHeaderNames"/> of the header name the reader is on, or -1 when it is none of them.</summary>
+    private static int CommonHeader(ref Utf8JsonReader reader)
     {
         if (!reader.ValueIsEscaped)
         {
@@ -219,12 +231,26 @@ internal sealed class NServiceBusMessage
             {
                 if (name.SequenceEqual(CommonHeaderNamesUtf8[i]))
                 {
-                    return CommonHeaderNames[i];
+                    return i;
                 }
             }
         }
 
-        return reader.GetString()!;
+        return -1;
+    }
+
+    /// <summary>The string value the reader is on, of the common header at <paramref name="common"/>: the one read last when the bytes are equal.</summary>
+    private static string RepeatedValue(ref Utf8JsonReader reader, int common)
+    {
+        HeaderValue? last = Volatile.Read(ref s_lastValues[common]);
+        if (last is not null && reader.ValueTextEquals(last.Utf8))
+        {
+            return last.Text;
+        }
+
+        string value = reader.GetString()!;
+        Volatile.Write(ref s_lastValues[common], new HeaderValue(value));
+        return value;
     }
 
     /// <summary>The full name given (up to its assembly), or <typeparamref name="T"/>'s own.</summary>
@@ -557,6 +583,14 @@ internal sealed class NServiceBusMessage
                 case S3BodyKeyName: S3BodyKey = value; break;
             }
         }
+    }
+
+    /// <summary>A header value as text and as the UTF-8 it was read from.</summary>
+    private sealed class HeaderValue(string text)
+    {
+        public string Text { get; } = text;
+
+        public byte[] Utf8 { get; } = System.Text.Encoding.UTF8.GetBytes(text);
     }
 
     /// <summary>An <c>NServiceBus.EnclosedMessageTypes</c> header read: shared by the messages that carry the same text, so read-only.</summary>
