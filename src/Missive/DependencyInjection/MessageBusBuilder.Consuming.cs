@@ -22,7 +22,10 @@ public sealed partial class MessageBusBuilder
 
     /// <summary>Handles received messages of type <typeparamref name="TMessage"/> with <typeparamref name="THandler"/>, resolved from each message's DI scope.</summary>
     /// <typeparam name="TMessage">The message type; it must also be registered with <see cref="AddMessageType{T}(string, string?)"/>.</typeparam>
-    /// <typeparam name="THandler">The handler.</typeparam>
+    /// <typeparam name="THandler">
+    /// The handler: a new one for each message, resolved from that message's DI scope (registered transient unless already
+    /// registered), so its scoped dependencies are the message's own.
+    /// </typeparam>
     /// <returns>This builder.</returns>
     /// <remarks>A second handler for <typeparamref name="TMessage"/> is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddHandler<TMessage, [DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
@@ -33,7 +36,7 @@ public sealed partial class MessageBusBuilder
             Problem($"A handler is registered twice for {typeof(TMessage).FullName}: keep one AddHandler<{typeof(TMessage).Name}, …> (one handler per message type; a handler may call others).");
         }
 
-        Services.TryAddScoped<IMessageHandler<TMessage>, THandler>();
+        Services.TryAddTransient<IMessageHandler<TMessage>, THandler>(); // resolved once per message scope: transient spares that scope a cache of it
         return this;
     }
 
@@ -42,7 +45,7 @@ public sealed partial class MessageBusBuilder
     /// data as it arrived (<see cref="UnregisteredMessage"/>), and lets <typeparamref name="THandler"/> decide: handled,
     /// retry later, or dead-letter now. Without it, such messages stay in the queue until their redrive policy moves them.
     /// </summary>
-    /// <typeparam name="THandler">The fallback handler, resolved from each message's DI scope.</typeparam>
+    /// <typeparam name="THandler">The fallback handler: a new one for each message, resolved from that message's DI scope (registered transient unless already registered).</typeparam>
     /// <returns>This builder.</returns>
     /// <remarks>A second fallback handler is reported when the host starts (<see cref="MessageBusConfigurationException"/>).</remarks>
     public MessageBusBuilder AddFallbackHandler<[DynamicallyAccessedMembers(DynamicallyAccessedMemberTypes.PublicConstructors)] THandler>()
@@ -56,7 +59,7 @@ public sealed partial class MessageBusBuilder
 
         Bus.HasFallbackHandler = true;
         _registrations.Add(static map => map.ReadUnregisteredTypes());
-        Services.TryAddScoped<IFallbackMessageHandler, THandler>();
+        Services.TryAddTransient<IFallbackMessageHandler, THandler>();
         return this;
     }
 

@@ -32,9 +32,11 @@ public sealed class MiddlewareTests
         string[] one = log.Entries.Where(e => e.EndsWith("ORD-1", StringComparison.Ordinal)).ToArray();
         Assert.Equal(["outer before ORD-1", "inner before ORD-1", "handler ORD-1", "inner after ORD-1", "outer after ORD-1", "disposed ORD-1"], one);
 
-        // One scoped service per message, shared by its middleware and its handler, disposed when the message is done.
+        // One scoped service per message, shared by its middleware and its handler, disposed when the message is done;
+        // a handler of its own for each message.
         Assert.Equal(2, log.ScopeIds.Distinct().Count());
         Assert.All(log.ScopeIds.GroupBy(id => id), g => Assert.Equal(3, g.Count()));
+        Assert.Equal(2, log.HandlerIds.Distinct().Count());
     }
 
     [Fact]
@@ -229,6 +231,8 @@ public sealed class MiddlewareTests
 
         public ConcurrentQueue<Guid> ScopeIdsQueue { get; } = new();
 
+        public ConcurrentQueue<Guid> HandlerIds { get; } = new();
+
         public Guid[] ScopeIds => ScopeIdsQueue.ToArray();
 
         public ConcurrentQueue<int> ReceiveCountsQueue { get; } = new();
@@ -345,8 +349,11 @@ public sealed class MiddlewareTests
 
     private sealed class RecordingHandler(Log log, IServiceProvider services) : IMessageHandler<Order>
     {
+        private readonly Guid _id = Guid.NewGuid();
+
         public async Task HandleAsync(MessageEnvelope<Order> envelope, CancellationToken cancellationToken)
         {
+            log.HandlerIds.Enqueue(_id);
             if (services.GetService<PerMessage>() is { } scoped)
             {
                 log.ScopeIdsQueue.Enqueue(scoped.Id);
