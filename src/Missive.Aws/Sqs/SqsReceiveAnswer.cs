@@ -2,6 +2,7 @@ using System;
 using System.Buffers;
 using System.Collections.Generic;
 using System.Text.Json;
+using Missive.Aws.Lexing;
 using Missive.Aws.Protocol;
 using Missive.Transport;
 
@@ -26,6 +27,9 @@ internal static class SqsReceiveAnswer
     /// <summary>The longest receipt handle (same page).</summary>
     public const int MaxReceiptHandleLength = 1024;
 
+    /// <summary>Bytes cleared past a body's closing quote in the unescaper's scratch buffer, beyond what it can have written there.</summary>
+    private const int WrittenMargin = 64;
+
     /// <summary>Reads the messages of an answer; a message with a problem goes into <paramref name="skipped"/> (its id, if any, and the problem) instead.</summary>
     /// <exception cref="MessageTransportException">The answer is not a JSON object with a <c>Messages</c> array of objects.</exception>
     /// <param name="response">The answer.</param>
@@ -36,7 +40,9 @@ internal static class SqsReceiveAnswer
     {
         pool ??= ArrayPool<byte>.Shared;
         var messages = new List<SqsMessage>();
-        var reader = new Utf8JsonReader(response.Body.Span);
+        ReadOnlySpan<byte> answer = response.Body.Span;
+        var reader = new Utf8JsonReader(answer);
+        int readerStart = 0; // where in the answer the reader's span starts: a body read past it starts another reader
         try
         {
             if (!reader.Read())
@@ -59,7 +65,7 @@ internal static class SqsReceiveAnswer
                 while (reader.Read() && reader.TokenType != JsonTokenType.EndArray)
                 {
                     Expect(ref reader, JsonTokenType.StartObject, response);
-                    ReadMessage(ref reader, verifyDigests, messages, skipped, pool);
+                    ReadMessage(ref reader, answer, ref readerStart, verifyDigests, messages, skipped, pool);
                 }
             }
         }
@@ -78,7 +84,7 @@ internal static class SqsReceiveAnswer
     }
 
     /// <summary>Reads one message object, from its start to its end.</summary>
-    private static void ReadMessage(ref Utf8JsonReader reader, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped, ArrayPool<byte> pool)
+    private static void ReadMessage(ref Utf8JsonReader reader, ReadOnlySpan<byte> answer, ref int readerStart, bool verifyDigests, List<SqsMessage> messages, List<(string?, string)> skipped, ArrayPool<byte> pool)
     {
         string? messageId = null, receiptHandle = null, bodyDigest = null, attributesDigest = null, problem = null;
         byte[]? body = null;
@@ -89,8 +95,14 @@ internal static class SqsReceiveAnswer
         {
             if (reader.ValueTextEquals("Body"u8))
             {
+                if (TryReadBodyPastReader(ref reader, answer, ref readerStart, out body, pool))
+                {
+                    Note(ref problem, Digest(body, ref computed) ? null : "its body is not UTF-8 text");
+                    continue;
+                }
+
                 reader.Read();
-                Note(ref problem, TryReadBody(ref reader, out body, ref computed, pool) ? null : "its body is not UTF-8 text");
+                Note(ref problem, TryReadBody(ref reader, out body, pool) && Digest(body, ref computed) ? null : "its body is not UTF-8 text");
             }
             else if (reader.ValueTextEquals("MessageId"u8))
             {
@@ -160,11 +172,65 @@ internal static class SqsReceiveAnswer
     private static void Note(ref string? problem, string? found) => problem ??= found;
 
     /// <summary>
-    /// The body as UTF-8 bytes of its own (an array of its exact length: the message outlives the answer's pooled
-    /// buffer), unescaped from the answer straight into it, checked to be UTF-8 and its MD5 taken over those bytes. No
-    /// string is made: the envelope is read from the bytes, and the text is decoded only if someone asks for it.
+    /// The body the reader's property name introduces, read without the reader: a body is an escaped JSON document (a
+    /// quote to escape every ten bytes or so), which <see cref="Utf8JsonReader"/> validates byte by byte before
+    /// <see cref="Utf8JsonReader.CopyString(Span{byte})"/> unescapes it again. The string is found and unescaped in one
+    /// pass over blocks instead, into an array of its own (the message outlives the answer's buffer), and
+    /// <paramref name="reader"/> goes on after it: a reader over the rest of the answer, in the state a reader has after
+    /// a string value there. False, with the reader untouched, when the value is not a string or does not unescape to
+    /// text; the reader then reads it and says what is wrong.
     /// </summary>
-    private static bool TryReadBody(ref Utf8JsonReader reader, out byte[]? body, ref Md5 digest, ArrayPool<byte> pool)
+    /// <exception cref="JsonException">The string is not JSON (a control character, an unknown escape, no closing quote).</exception>
+    private static bool TryReadBodyPastReader(ref Utf8JsonReader reader, ReadOnlySpan<byte> answer, ref int readerStart, out byte[]? body, ArrayPool<byte> pool)
+    {
+        body = null;
+        int quote = readerStart + (int)reader.BytesConsumed; // just past the name's colon
+        while (quote < answer.Length && answer[quote] is (byte)' ' or (byte)'\t' or (byte)'\n' or (byte)'\r')
+        {
+            quote++;
+        }
+
+        if (quote >= answer.Length || answer[quote] != (byte)'"')
+        {
+            return false;
+        }
+
+        // Unescaping only shrinks, but the unescaper wants room for the rest of the answer, as it finds the end as it goes.
+        int room = answer.Length - (quote + 1);
+        byte[] scratch = pool.Rent(room);
+        int closingQuote = -1;
+        try
+        {
+            int length = JsonStringUnescaper.Unescape(answer, quote + 1, scratch.AsSpan(0, room), out closingQuote);
+            body = scratch.AsSpan(0, length).ToArray();
+        }
+        catch (InvalidOperationException)
+        {
+            return false; // an escaped lone surrogate, or bytes that are not UTF-8
+        }
+        finally
+        {
+            // It held message content: what the unescaper wrote lies before the string's end (it stores whole blocks,
+            // past what it keeps, but only blocks read before the closing quote); all of it when the string did not end.
+            scratch.AsSpan(0, closingQuote < 0 ? room : Math.Min(room, closingQuote - quote + WrittenMargin)).Clear();
+            pool.Return(scratch);
+        }
+
+        // The state of a reader that has just read a string value where this one stands: one read of an empty string
+        // from the state after the property name.
+        var past = new Utf8JsonReader("\"\""u8, isFinalBlock: false, reader.CurrentState);
+        past.Read();
+        readerStart = closingQuote + 1;
+        reader = new Utf8JsonReader(answer[readerStart..], isFinalBlock: true, past.CurrentState);
+        return true;
+    }
+
+    /// <summary>
+    /// The body as UTF-8 bytes of its own (an array of its exact length: the message outlives the answer's pooled
+    /// buffer), unescaped from the reader's string token into it. No string is made: the envelope is read from the
+    /// bytes, and the text is decoded only if someone asks for it.
+    /// </summary>
+    private static bool TryReadBody(ref Utf8JsonReader reader, out byte[]? body, ArrayPool<byte> pool)
     {
         body = null;
         if (reader.TokenType != JsonTokenType.String)
@@ -173,39 +239,41 @@ internal static class SqsReceiveAnswer
             return false;
         }
 
-        byte[] bytes;
         if (!reader.ValueIsEscaped)
         {
-            bytes = reader.ValueSpan.ToArray();
-        }
-        else
-        {
-            // Unescaped text is never longer than escaped text: unescape into a rented buffer of that size (cleared
-            // before it goes back: it held message content), then copy out exactly the body.
-            ReadOnlySpan<byte> escaped = reader.ValueSpan;
-            byte[] scratch = pool.Rent(escaped.Length);
-            try
-            {
-                bytes = scratch.AsSpan(0, reader.CopyString(scratch)).ToArray();
-            }
-            catch (InvalidOperationException)
-            {
-                return false; // an escaped lone surrogate, or bytes that are not UTF-8
-            }
-            finally
-            {
-                scratch.AsSpan(0, escaped.Length).Clear(); // whatever the copy wrote, even when it failed midway
-                pool.Return(scratch);
-            }
+            body = reader.ValueSpan.ToArray();
+            return true;
         }
 
-        if (!System.Text.Unicode.Utf8.IsValid(bytes))
+        // Unescaped text is never longer than escaped text: unescape into a rented buffer of that size (cleared
+        // before it goes back: it held message content), then copy out exactly the body.
+        ReadOnlySpan<byte> escaped = reader.ValueSpan;
+        byte[] scratch = pool.Rent(escaped.Length);
+        try
+        {
+            body = scratch.AsSpan(0, reader.CopyString(scratch)).ToArray();
+            return true;
+        }
+        catch (InvalidOperationException)
+        {
+            return false; // an escaped lone surrogate, or bytes that are not UTF-8
+        }
+        finally
+        {
+            scratch.AsSpan(0, escaped.Length).Clear(); // whatever the copy wrote, even when it failed midway
+            pool.Return(scratch);
+        }
+    }
+
+    /// <summary>Whether the body is UTF-8 text; if so, its MD5 is taken over those bytes.</summary>
+    private static bool Digest(byte[]? body, ref Md5 digest)
+    {
+        if (body is null || !System.Text.Unicode.Utf8.IsValid(body))
         {
             return false;
         }
 
-        System.Security.Cryptography.MD5.HashData(bytes, digest);
-        body = bytes;
+        System.Security.Cryptography.MD5.HashData(body, digest);
         return true;
     }
 

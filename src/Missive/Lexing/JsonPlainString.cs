@@ -4,7 +4,11 @@ using System.Numerics;
 using System.Runtime.InteropServices;
 using System.Runtime.Intrinsics;
 
+#if MISSIVE_AWS
+namespace Missive.Aws.Lexing; // the same source compiled into Missive.Aws, whose SQS receive answer reads bodies with it
+#else
 namespace Missive.Lexing;
+#endif
 
 /// <summary>
 /// JSON strings as producers mostly write them: no escape and no control character between the quotes, so their

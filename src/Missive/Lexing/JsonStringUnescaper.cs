@@ -9,7 +9,11 @@ using System.Text;
 using System.Text.Json;
 using System.Text.Unicode;
 
+#if MISSIVE_AWS
+namespace Missive.Aws.Lexing; // the same source compiled into Missive.Aws, whose SQS receive answer reads bodies with it
+#else
 namespace Missive.Lexing;
+#endif
 
 /// <summary>Finds the end of a JSON string and unescapes it in the same pass, block by block.</summary>
 /// <remarks>

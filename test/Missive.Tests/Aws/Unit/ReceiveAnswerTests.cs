@@ -316,6 +316,77 @@ public sealed class ReceiveAnswerTests
         public override void Write(byte[] buffer, int offset, int count) => throw new NotSupportedException();
     }
 
+    [Theory]
+    [InlineData("compact")]
+    [InlineData("indented")]
+    [InlineData("spaces around the colon")]
+    [InlineData("body first")]
+    [InlineData("body last")]
+    public void Bodies_AreReadAsSystemTextJsonReadsThem_WhereverTheyStand_ThroughCleanBuffers(string layout)
+    {
+        // Bodies read past the JSON reader (found and unescaped by block) against System.Text.Json's own reading of the
+        // same answer: every escape JSON has, text longer than the widest block, none at all, and an empty body.
+        string[] bodies =
+        [
+            "{\"specversion\":\"1.0\",\"data\":{\"note\":\"a \\\"quoted\\\" word, a back\\\\slash, a/slash\"}}",
+            "tab\there, line\nfeed, return\r, \b\f, é ✉ \uD83D\uDE00 and \u0001",
+            string.Concat(Enumerable.Repeat("{\"k\":\"v\"},", 40)),
+            "plain text with nothing to unescape at all, but longer than one block of sixty-four bytes",
+            string.Empty,
+        ];
+        var escapes = new System.Text.Json.JsonSerializerOptions { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.Default }; // \u0022, \u002B, \u00E9
+        var members = bodies.Select((body, n) => new List<string>
+        {
+            $"\"MessageId\":\"m-{n}\"",
+            $"\"ReceiptHandle\":\"rh-{n}\"",
+            "\"Body\"" + (layout == "spaces around the colon" ? " \t: \n" : ":") + System.Text.Json.JsonSerializer.Serialize(body, n % 2 == 0 ? escapes : null),
+            "\"Attributes\":{\"ApproximateReceiveCount\":\"1\"}",
+        }).ToList();
+        foreach (List<string> message in members)
+        {
+            string body = message[2];
+            message.RemoveAt(2);
+            message.Insert(layout switch { "body first" => 0, "body last" => message.Count, _ => 2 }, body);
+        }
+
+        string separator = layout == "indented" ? ",\n      " : ",";
+        string answer = "{\"Messages\":[" + string.Join(separator, members.Select(m => "{" + string.Join(separator, m) + "}")) + "]}";
+        if (layout == "indented")
+        {
+            answer = System.Text.Json.JsonSerializer.Serialize(System.Text.Json.JsonDocument.Parse(answer).RootElement, new System.Text.Json.JsonSerializerOptions { WriteIndented = true, Encoder = System.Text.Encodings.Web.JavaScriptEncoder.Default });
+        }
+
+        byte[] bytes = Encoding.UTF8.GetBytes(answer);
+        string[] expected = [.. System.Text.Json.JsonDocument.Parse(bytes).RootElement.GetProperty("Messages").EnumerateArray().Select(m => m.GetProperty("Body").GetString()!)];
+        var pool = new CountingArrayPool();
+
+        List<SqsMessage> read = Missive.Aws.Sqs.SqsReceiveAnswer.Read(new Missive.Aws.Protocol.AwsResponse(bytes, bytes.Length, "req"), verifyDigests: false, [], pool);
+
+        Assert.Equal(bodies, expected); // the answer carries the bodies
+        Assert.Equal(expected, read.Select(m => m.Body));
+        Assert.Equal(members.Select((_, n) => $"m-{n}"), read.Select(m => m.MessageId));
+        Assert.All(read, m => Assert.Equal("1", m.SystemAttributes["ApproximateReceiveCount"]));
+        Assert.True(pool.Rents >= bodies.Length - 1); // an empty body needs no buffer
+        Assert.Equal((pool.Rents, 0, 0, 0), (pool.Returns, pool.Outstanding, pool.DoubleReturns, pool.DirtyReturns));
+    }
+
+    [Theory]
+    [InlineData("\"Body\":\"a raw\ttab\"", "MalformedResponse")] // a control character JSON does not allow in a string
+    [InlineData("\"Body\":\"an unknown \\q escape\"", "MalformedResponse")]
+    [InlineData("\"Body\":\"a short \\u12 escape\"", "MalformedResponse")]
+    [InlineData("\"Body\":\"never closed", "MalformedResponse")]
+    public void ABodyThatIsNotAJsonString_FailsTheAnswerWhole_AsTheJsonReaderWould(string body, string code)
+    {
+        byte[] answer = Encoding.UTF8.GetBytes("{\"Messages\":[{\"MessageId\":\"m\",\"ReceiptHandle\":\"r\"," + body + "}]}");
+        var pool = new CountingArrayPool();
+
+        var error = Assert.Throws<MessageTransportException>(() => Missive.Aws.Sqs.SqsReceiveAnswer.Read(new Missive.Aws.Protocol.AwsResponse(answer, answer.Length, "req"), verifyDigests: false, [], pool));
+
+        Assert.Equal(code, error.ErrorCode);
+        Assert.ThrowsAny<System.Text.Json.JsonException>(() => System.Text.Json.JsonDocument.Parse(answer)); // and System.Text.Json agrees
+        Assert.Equal((pool.Rents, 0, 0, 0), (pool.Returns, pool.Outstanding, pool.DoubleReturns, pool.DirtyReturns));
+    }
+
     [Fact]
     public void AnAnswerWithAMemberNameThatCannotBeDecoded_FailsWhole_WithTheTransportsTypedError()
     {
