@@ -49,7 +49,9 @@ public sealed class FakeSqsEndpoint : HttpMessageHandler
         for (int r = 0; r < ring; r++)
         {
             using var stream = new System.IO.MemoryStream();
-            using (var writer = new Utf8JsonWriter(stream))
+            // Escaped as a JSON service writes it (a quote as \", text beyond ASCII as it is), not as .NET's default
+            // encoder does (\u0022 for every quote in a body of JSON).
+            using (var writer = new Utf8JsonWriter(stream, new JsonWriterOptions { Encoder = System.Text.Encodings.Web.JavaScriptEncoder.UnsafeRelaxedJsonEscaping }))
             {
                 writer.WriteStartObject();
                 writer.WriteStartArray("Messages");
