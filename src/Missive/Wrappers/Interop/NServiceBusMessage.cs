@@ -585,7 +585,7 @@ internal sealed class NServiceBusMessage
         }
     }
 
-    /// <summary>A header value as text and as the UTF-8 it was read from.</summary>
+    /// <summary>A header value as text and as its UTF-8 bytes.</summary>
     private sealed class HeaderValue(string text)
     {
         public string Text { get; } = text;
