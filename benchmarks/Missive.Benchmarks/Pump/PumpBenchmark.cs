@@ -57,7 +57,8 @@ public static class PumpBenchmark
             List<string> oneBodies = Bodies(int.Parse(args[one + 2], CultureInfo.InvariantCulture));
             var span = TimeSpan.FromSeconds(int.Parse(args[one + 3], CultureInfo.InvariantCulture));
             Window w = which == "loop" ? RunLoop(oneBodies, 0, span).GetAwaiter().GetResult() : RunPump(oneBodies, 0, 10, which == "sdk", span).GetAwaiter().GetResult();
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F4} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg, {w.Gen0PerThousand:F2} gen0 GCs per 1000 msg, {w.PauseNsPerMessage:N0} ns GC pause per msg, {GC.GetGCMemoryInfo(GCKind.Ephemeral).PromotedBytes:N0} bytes promoted by the last young collection, gen0 budget {GC.GetGCMemoryInfo(GCKind.Ephemeral).GenerationInfo[0].SizeBeforeBytes:N0}"));
+            GCMemoryInfo young = GC.GetGCMemoryInfo(GCKind.Ephemeral);
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F4} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg, {w.Gen0PerThousand:F2} gen0 GCs per 1000 msg, {w.PauseNsPerMessage:N0} ns GC pause per msg, {young.PromotedBytes:N0} bytes promoted by the last young collection, gen0 budget {young.GenerationInfo[0].SizeBeforeBytes:N0}"));
             return;
         }
 

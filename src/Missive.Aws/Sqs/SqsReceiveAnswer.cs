@@ -184,13 +184,8 @@ internal static class SqsReceiveAnswer
     private static bool TryReadBodyPastReader(ref Utf8JsonReader reader, ReadOnlySpan<byte> answer, ref int readerStart, out byte[]? body, ArrayPool<byte> pool)
     {
         body = null;
-        int quote = readerStart + (int)reader.BytesConsumed; // just past the name's colon
-        while (quote < answer.Length && answer[quote] is (byte)' ' or (byte)'\t' or (byte)'\n' or (byte)'\r')
-        {
-            quote++;
-        }
-
-        if (quote >= answer.Length || answer[quote] != (byte)'"')
+        int quote = JsonWhitespace.Skip(answer, readerStart + (int)reader.BytesConsumed); // from just past the name's colon
+        if (quote < 0 || answer[quote] != (byte)'"')
         {
             return false;
         }

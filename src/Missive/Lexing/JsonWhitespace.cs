@@ -1,6 +1,10 @@
 using System;
 
+#if MISSIVE_AWS
+namespace Missive.Aws.Lexing; // the same source compiled into Missive.Aws, whose SQS receive answer reads bodies with it
+#else
 namespace Missive.Lexing;
+#endif
 
 /// <summary>JSON's whitespace between tokens: space, tab, line feed and carriage return.</summary>
 internal static class JsonWhitespace
