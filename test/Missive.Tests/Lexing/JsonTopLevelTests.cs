@@ -1,3 +1,4 @@
+using System.Linq;
 using System.Text;
 using Missive.Lexing;
 
@@ -41,4 +42,33 @@ public sealed class JsonTopLevelTests
     [InlineData("{\"version\":\"0\",\"id\":\"1\",\"detail-type\":\"d\",\"source\":\"s\",\"time\":\"t\",\"detail\":{}}", (int)TopLevelNames.EventBridgeEvent)]
     public void DecidingNames_AreExactForWhatDecides_AndASupersetForRecords(string json, int expected)
         => Assert.Equal((TopLevelNames)expected, JsonTopLevel.DecidingNames(Encoding.UTF8.GetBytes(json)));
+
+    /// <summary>
+    /// The one-pass search at every offset around the vector widths (16, 32, 64 bytes and the tail after them): a name
+    /// is found wherever it starts, and names that share its first letter, its length or its start are not it.
+    /// </summary>
+    [Theory]
+    [InlineData("specversion", (int)TopLevelNames.SpecVersion)]
+    [InlineData("TopicArn", (int)TopLevelNames.TopicArn)]
+    [InlineData("detail-type", (int)TopLevelNames.DetailType)]
+    [InlineData("Records", (int)TopLevelNames.Records)]
+    [InlineData("description", (int)TopLevelNames.None)] // 'd' and eleven letters, as detail-type
+    [InlineData("spec", (int)TopLevelNames.None)]
+    [InlineData("specversions", (int)TopLevelNames.None)]
+    [InlineData("TopicArm", (int)TopLevelNames.None)]
+    [InlineData("Record", (int)TopLevelNames.None)]
+    [InlineData("records", (int)TopLevelNames.None)]
+    public void DecidingNames_FindAQuotedNameAtEveryOffset(string name, int expected)
+    {
+        for (int padding = 0; padding < 200; padding++)
+        {
+            // Base64-like text before the name (its letters, without quotes, are no names): the name crosses every step boundary.
+            string text = string.Concat(Enumerable.Repeat("TdRs+/9a", (padding / 8) + 1))[..padding];
+            string json = $"{{\"a\":\"{text}\",\"{name}\":1}}";
+            Assert.Equal((TopLevelNames)expected, JsonTopLevel.DecidingNames(Encoding.UTF8.GetBytes(json)));
+
+            string last = $"{{\"a\":\"{text}\",\"{name}\""; // the name's closing quote is the document's last byte
+            Assert.Equal((TopLevelNames)expected, JsonTopLevel.DecidingNames(Encoding.UTF8.GetBytes(last)));
+        }
+    }
 }
