@@ -154,6 +154,33 @@ public sealed class MassTransitReaderTests
 
     [Theory]
     [MemberData(nameof(Serializers))]
+    public void MemberNamesWrittenWithEscapes_AreReadAsTheNamesTheyAre(bool fast)
+    {
+        // Any JSON writer may escape a name; the escapes spell messageId, sentTime, message and correlationId. A name as
+        // long as one of MassTransit's but not it (messageIx, sentTimes) is another member, skipped.
+        string body = """
+            {
+              "message\u0049d": "0d6ba1e7-46b2-4cde-8c3c-0f5f2e5e7a11",
+              "messageIx": "not read",
+              "sent\u0054ime": "2026-12-01T09:30:00Z",
+              "sentTimes": "not read",
+              "corr\u0065lationId": "5a3e9c1d-4f6b-4b8a-9e2f-6d7c8b9a0f12",
+              "messageType": ["urn:message:Missive.Tests.Interop:OrderSubmitted"],
+              "\u006dessage": { "orderId": "63276a04-4452-430f-a5df-ae1d31727408", "customer": "ada", "total": 1, "submittedAt": "2026-12-01T09:30:00Z", "lines": [] }
+            }
+            """;
+
+        InboundMessage inbound = Reader(fast).Read(Message(body), Rules());
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(inbound.Envelope);
+        Assert.Equal("ada", envelope.Message.Customer);
+        Assert.Equal("0d6ba1e7-46b2-4cde-8c3c-0f5f2e5e7a11", envelope.Id);
+        Assert.Equal(new DateTimeOffset(2026, 12, 1, 9, 30, 0, TimeSpan.Zero), envelope.Time);
+        Assert.Equal(Guid.Parse("5a3e9c1d-4f6b-4b8a-9e2f-6d7c8b9a0f12"), envelope.MassTransitMetadata!.CorrelationId);
+    }
+
+    [Theory]
+    [MemberData(nameof(Serializers))]
     public void AMessageMassTransitSentRaw_IsReadByItsMtMessageTypeAttribute(bool fast)
     {
         // The body from MassTransit's own raw JSON serializer; the attributes its SQS transport sets for it (its source:

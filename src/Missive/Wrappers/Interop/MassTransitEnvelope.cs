@@ -284,21 +284,61 @@ internal static class MassTransitEnvelope
         return (envelope, values.ToMetadata(preamble.MessageTypes!));
     }
 
+    /// <summary>The member whose name the reader is on: by its length and then its bytes (one comparison, not one per name), or, written with escapes, by the reader's unescaping comparison.</summary>
     private static Member MemberOf(ref Utf8JsonReader reader)
-        => reader.ValueTextEquals("messageId"u8) ? Member.MessageId
-            : reader.ValueTextEquals("message"u8) ? Member.Message
-            : reader.ValueTextEquals("sentTime"u8) ? Member.SentTime
-            : reader.ValueTextEquals("sourceAddress"u8) ? Member.SourceAddress
-            : reader.ValueTextEquals("destinationAddress"u8) ? Member.DestinationAddress
-            : reader.ValueTextEquals("correlationId"u8) ? Member.CorrelationId
-            : reader.ValueTextEquals("conversationId"u8) ? Member.ConversationId
-            : reader.ValueTextEquals("initiatorId"u8) ? Member.InitiatorId
-            : reader.ValueTextEquals("requestId"u8) ? Member.RequestId
-            : reader.ValueTextEquals("responseAddress"u8) ? Member.ResponseAddress
-            : reader.ValueTextEquals("faultAddress"u8) ? Member.FaultAddress
-            : reader.ValueTextEquals("expirationTime"u8) ? Member.ExpirationTime
-            : reader.ValueTextEquals("headers"u8) ? Member.Headers
-            : Member.Other;
+    {
+        if (reader.ValueIsEscaped)
+        {
+            return MemberOfEscaped(ref reader);
+        }
+
+        ReadOnlySpan<byte> name = reader.ValueSpan;
+        Member member = name.Length switch
+        {
+            7 => name[0] == (byte)'m' ? Member.Message : Member.Headers,
+            8 => Member.SentTime,
+            9 => name[0] == (byte)'m' ? Member.MessageId : Member.RequestId,
+            11 => Member.InitiatorId,
+            12 => Member.FaultAddress,
+            13 => name[0] == (byte)'s' ? Member.SourceAddress : Member.CorrelationId,
+            14 => name[0] == (byte)'c' ? Member.ConversationId : Member.ExpirationTime,
+            15 => Member.ResponseAddress,
+            18 => Member.DestinationAddress,
+            _ => Member.Other,
+        };
+        return member != Member.Other && name.SequenceEqual(NameOf(member)) ? member : Member.Other;
+    }
+
+    private static ReadOnlySpan<byte> NameOf(Member member) => member switch
+    {
+        Member.Message => "message"u8,
+        Member.Headers => "headers"u8,
+        Member.SentTime => "sentTime"u8,
+        Member.MessageId => "messageId"u8,
+        Member.RequestId => "requestId"u8,
+        Member.InitiatorId => "initiatorId"u8,
+        Member.FaultAddress => "faultAddress"u8,
+        Member.SourceAddress => "sourceAddress"u8,
+        Member.CorrelationId => "correlationId"u8,
+        Member.ConversationId => "conversationId"u8,
+        Member.ExpirationTime => "expirationTime"u8,
+        Member.ResponseAddress => "responseAddress"u8,
+        Member.DestinationAddress => "destinationAddress"u8,
+        _ => default,
+    };
+
+    private static Member MemberOfEscaped(ref Utf8JsonReader reader)
+    {
+        for (Member member = Member.MessageId; member <= Member.Headers; member++) // every member but Other
+        {
+            if (reader.ValueTextEquals(NameOf(member)))
+            {
+                return member;
+            }
+        }
+
+        return Member.Other;
+    }
 
     private static Guid? ReadGuid(ref Utf8JsonReader reader, string name, long offset)
         => reader.TokenType == JsonTokenType.Null ? null
