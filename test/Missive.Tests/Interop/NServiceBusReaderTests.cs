@@ -430,6 +430,27 @@ public sealed class NServiceBusReaderTests
         => Assert.Equal(typeof(Batch<Shipping.Dispatched>).FullName, NServiceBusMessage.FullNameOf(typeof(Batch<Shipping.Dispatched>).AssemblyQualifiedName!));
 
     /// <summary>The order as an NServiceBus endpoint's JSON serializer writes it; its base64 has a '+' (from "ada>>>").</summary>
+    [Theory]
+    [MemberData(nameof(Serializers))]
+    public void HeaderNamesWrittenWithEscapes_AreTheHeadersTheySpell(bool fast)
+    {
+        // A writer may escape any character of a name; NServiceBus.Version is as long as no header Missive maps, and
+        // NServiceBus.MessageIx as long as NServiceBus.MessageId.
+        string wrapped = Wrapped(OrderJson(), Headers(typeof(OrderSubmitted).FullName!))
+            .Replace("\"NServiceBus.MessageId\"", "\"NServiceBus.Message\\u0049d\"", StringComparison.Ordinal)
+            .Replace("\"NServiceBus.OriginatingEndpoint\"", "\"NServiceBus.\\u004friginatingEndpoint\"", StringComparison.Ordinal)
+            .Replace("\"NServiceBus.TimeSent\"", "\"NServiceBus.MessageIx\":\"other\",\"NServiceBus.Version\":\"9.2.3\",\"NServiceBus.TimeSent\"", StringComparison.Ordinal);
+        Assert.Contains("Message\\u0049d", wrapped, StringComparison.Ordinal);
+
+        var envelope = Assert.IsType<MessageEnvelope<OrderSubmitted>>(Reader(fast).Read(Message(wrapped), Rules()).Envelope);
+
+        Assert.Equal(MessageId, envelope.Id);
+        Assert.Equal("Sales", envelope.Source);
+        Assert.Equal("other", envelope.NServiceBusMetadata!.Headers["NServiceBus.MessageIx"]);
+        Assert.Equal(MessageId, envelope.NServiceBusMetadata.Headers["NServiceBus.MessageId"]);
+        Assert.Equal("9.2.3", envelope.NServiceBusMetadata.Headers["NServiceBus.Version"]);
+    }
+
     private static string OrderJson()
         => "{\"OrderId\":\"63276a04-4452-430f-a5df-ae1d31727408\",\"Customer\":\"ada>>>\",\"Total\":42.50,\"SubmittedAt\":\"2026-12-01T09:30:00+00:00\",\"Lines\":[\"book\",\"pen\"]}";
 
