@@ -16,6 +16,7 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --quick        (reviewers: ~3 minutes, ratio tables)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --sizes        (envelope sizes only)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved [interop] (reads and writes against their floor, in alternation: a drift check)
+//   --interleaved interop masstransit|nservicebus: one bus's read and write only (the process has run nothing of the other's)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --pump [--short] (the bus consuming a backlog against a loop on AWSSDK.SQS, per CPU-second;
 //   --lines 1|10 and --handler 0|5 measure one group of rows; --pump --one loop|builtin|sdk <lines> <seconds>: one of them alone, for a profiler)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish [--short] (1,000 messages: single, batch, coalesced, against AWSSDK.SQS batches, per CPU-second)
@@ -31,7 +32,7 @@ string[] bdnArgs = Without(args, "--results");
 
 if (args.Contains("--interleaved"))
 {
-    Interleaved.Run(interopOnly: args.Contains("interop"));
+    Interleaved.Run(interopOnly: args.Contains("interop"), bus: args.Contains("masstransit") ? "MassTransit" : args.Contains("nservicebus") ? "NServiceBus" : null);
     return 0;
 }
 
