@@ -292,18 +292,25 @@ public sealed partial class InboundMessageReader
     /// Encodes the body as UTF-8 into a rented buffer. Bodies are mostly ASCII, so a buffer of the body's length is
     /// tried first, without counting the bytes; a body that needs more is counted and encoded again.
     /// </summary>
+    /// <summary>
+    /// The body's UTF-8 bytes in a rented buffer: one byte per character first, as text in ASCII takes; text beyond it
+    /// fills that buffer before the end, and only the rest is counted and encoded after what was written (the body is not
+    /// encoded again from its start). Lone surrogates become U+FFFD, as <see cref="Encoding.UTF8"/> writes them.
+    /// </summary>
     private RentedBuffer Encode(string body, out int length)
     {
         RentedBuffer buffer = _settings.Rent(body.Length);
-        if (Utf8.FromUtf16(body, buffer.Span, out _, out length) == OperationStatus.Done)
+        if (Utf8.FromUtf16(body, buffer.Span, out int read, out length) == OperationStatus.Done)
         {
             return buffer;
         }
 
+        ReadOnlySpan<char> rest = body.AsSpan(read); // starts at a whole character: a pair is never split
+        RentedBuffer larger = _settings.Rent(length + Encoding.UTF8.GetByteCount(rest));
+        buffer.Span[..length].CopyTo(larger.Span);
         buffer.Dispose();
-        buffer = _settings.Rent(Encoding.UTF8.GetByteCount(body));
-        length = Encoding.UTF8.GetBytes(body, buffer.Span);
-        return buffer;
+        length += Encoding.UTF8.GetBytes(rest, larger.Span[length..]);
+        return larger;
     }
 
     private InvalidEnvelopeException Malformed(string message, ReadOnlyMemory<byte> body, Exception cause, long position)

@@ -454,6 +454,39 @@ public sealed class InboundMessageReaderTests
         Assert.Equal(InvalidEnvelopeReason.UnsupportedFormat, error.Reason);
     }
 
+    /// <summary>
+    /// A body given as text is encoded into a buffer of one byte per character first; text beyond ASCII fills it before
+    /// the end, wherever that falls (on a two-, three- or four-byte character, a lone surrogate), and the rest is encoded
+    /// after it: the bytes read are those <see cref="System.Text.Encoding.UTF8"/> gives, every buffer back once and cleared.
+    /// </summary>
+    [Theory]
+    [InlineData("é")]
+    [InlineData("東")]
+    [InlineData("😀")]
+    [InlineData("\ud800")] // a lone surrogate in the text itself: U+FFFD, as Encoding.UTF8 writes it
+    [InlineData("😀é東\udc00a")]
+    public void Read_TextBeyondAsciiWhereverTheFirstBufferFills_ReadsAsItsUtf8Bytes(string beyond)
+    {
+        using var serializer = TestSerializers.Fast();
+        string envelope1 = serializer.SerializeToString(Orders.Envelope(1));
+        var pool = new CountingArrayPool();
+        InboundMessageReader reader = Create(options: TestSerializers.Options(o => o.BufferPool = pool));
+        for (int before = 0; before < 24; before++)
+        {
+            string text = new string('a', before) + beyond + beyond + new string('z', 24 - before);
+            string body = envelope1[..^1] + ",\"note\":\"" + text + "\"}";
+            MessageEnvelope expected = serializer.Deserialize(new System.Buffers.ReadOnlySequence<byte>(System.Text.Encoding.UTF8.GetBytes(body)));
+
+            MessageEnvelope envelope = reader.Read(new SqsMessage { Body = body }).Envelope!;
+
+            Assert.Equal(expected.Extensions["note"], envelope.Extensions["note"]);
+        }
+
+        Assert.Equal(pool.Rents, pool.Returns);
+        Assert.Equal(0, pool.DoubleReturns);
+        Assert.Equal(0, pool.DirtyReturns);
+    }
+
     [Fact]
     public void Read_ReturnsEveryRentedBufferCleared()
     {
