@@ -290,12 +290,9 @@ public sealed partial class InboundMessageReader
 
     /// <summary>
     /// Encodes the body as UTF-8 into a rented buffer. Bodies are mostly ASCII, so a buffer of the body's length is
-    /// tried first, without counting the bytes; a body that needs more is counted and encoded again.
-    /// </summary>
-    /// <summary>
-    /// The body's UTF-8 bytes in a rented buffer: one byte per character first, as text in ASCII takes; text beyond it
-    /// fills that buffer before the end, and only the rest is counted and encoded after what was written (the body is not
-    /// encoded again from its start). Lone surrogates become U+FFFD, as <see cref="Encoding.UTF8"/> writes them.
+    /// tried first, without counting the bytes; text beyond ASCII fills it before the end, and only the rest is then
+    /// counted and encoded after what was written (the body is not encoded again from its start). Lone surrogates become
+    /// U+FFFD, as <see cref="Encoding.UTF8"/> writes them.
     /// </summary>
     private RentedBuffer Encode(string body, out int length)
     {

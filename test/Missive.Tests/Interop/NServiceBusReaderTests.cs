@@ -429,13 +429,12 @@ public sealed class NServiceBusReaderTests
     public void AGenericTypesOwnFullName_IsWhatItsAssemblyQualifiedNameGivesUpToItsAssembly()
         => Assert.Equal(typeof(Batch<Shipping.Dispatched>).FullName, NServiceBusMessage.FullNameOf(typeof(Batch<Shipping.Dispatched>).AssemblyQualifiedName!));
 
-    /// <summary>The order as an NServiceBus endpoint's JSON serializer writes it; its base64 has a '+' (from "ada>>>").</summary>
     [Theory]
     [MemberData(nameof(Serializers))]
     public void HeaderNamesWrittenWithEscapes_AreTheHeadersTheySpell(bool fast)
     {
-        // A writer may escape any character of a name; NServiceBus.Version is as long as no header Missive maps, and
-        // NServiceBus.MessageIx as long as NServiceBus.MessageId.
+        // A writer may escape any character of a name; NServiceBus.MessageIx, as long as NServiceBus.MessageId, is
+        // another header, kept as it is.
         string wrapped = Wrapped(OrderJson(), Headers(typeof(OrderSubmitted).FullName!))
             .Replace("\"NServiceBus.MessageId\"", "\"NServiceBus.Message\\u0049d\"", StringComparison.Ordinal)
             .Replace("\"NServiceBus.OriginatingEndpoint\"", "\"NServiceBus.\\u004friginatingEndpoint\"", StringComparison.Ordinal)
@@ -451,6 +450,7 @@ public sealed class NServiceBusReaderTests
         Assert.Equal("9.2.3", envelope.NServiceBusMetadata.Headers["NServiceBus.Version"]);
     }
 
+    /// <summary>The order as an NServiceBus endpoint's JSON serializer writes it; its base64 has a '+' (from "ada>>>").</summary>
     private static string OrderJson()
         => "{\"OrderId\":\"63276a04-4452-430f-a5df-ae1d31727408\",\"Customer\":\"ada>>>\",\"Total\":42.50,\"SubmittedAt\":\"2026-12-01T09:30:00+00:00\",\"Lines\":[\"book\",\"pen\"]}";
 
