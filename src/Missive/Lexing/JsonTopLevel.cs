@@ -134,7 +134,8 @@ internal static class JsonTopLevel
                 Vector512<byte> quotes = Vector512.Equals(Vector512.LoadUnsafe(ref start, (nuint)at), Vector512.Create((byte)'"'));
                 Vector512<byte> letters = Vector512.Equals(next, Vector512.Create((byte)'s')) | Vector512.Equals(next, Vector512.Create((byte)'T'))
                     | Vector512.Equals(next, Vector512.Create((byte)'d')) | Vector512.Equals(next, Vector512.Create((byte)'R'));
-                if ((quotes & letters) != Vector512<byte>.Zero && Candidates(json, at, (quotes & letters).ExtractMostSignificantBits(), ref found))
+                Vector512<byte> starts = quotes & letters;
+                if (starts != Vector512<byte>.Zero && Candidates(json, at, starts.ExtractMostSignificantBits(), ref found))
                 {
                     return found;
                 }
@@ -149,7 +150,8 @@ internal static class JsonTopLevel
                 Vector256<byte> quotes = Vector256.Equals(Vector256.LoadUnsafe(ref start, (nuint)at), Vector256.Create((byte)'"'));
                 Vector256<byte> letters = Vector256.Equals(next, Vector256.Create((byte)'s')) | Vector256.Equals(next, Vector256.Create((byte)'T'))
                     | Vector256.Equals(next, Vector256.Create((byte)'d')) | Vector256.Equals(next, Vector256.Create((byte)'R'));
-                if ((quotes & letters) != Vector256<byte>.Zero && Candidates(json, at, (quotes & letters).ExtractMostSignificantBits(), ref found))
+                Vector256<byte> starts = quotes & letters;
+                if (starts != Vector256<byte>.Zero && Candidates(json, at, starts.ExtractMostSignificantBits(), ref found))
                 {
                     return found;
                 }
@@ -164,7 +166,8 @@ internal static class JsonTopLevel
                 Vector128<byte> quotes = Vector128.Equals(Vector128.LoadUnsafe(ref start, (nuint)at), Vector128.Create((byte)'"'));
                 Vector128<byte> letters = Vector128.Equals(next, Vector128.Create((byte)'s')) | Vector128.Equals(next, Vector128.Create((byte)'T'))
                     | Vector128.Equals(next, Vector128.Create((byte)'d')) | Vector128.Equals(next, Vector128.Create((byte)'R'));
-                if ((quotes & letters) != Vector128<byte>.Zero && Candidates(json, at, (quotes & letters).ExtractMostSignificantBits(), ref found))
+                Vector128<byte> starts = quotes & letters;
+                if (starts != Vector128<byte>.Zero && Candidates(json, at, starts.ExtractMostSignificantBits(), ref found))
                 {
                     return found;
                 }
