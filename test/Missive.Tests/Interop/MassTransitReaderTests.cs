@@ -49,7 +49,7 @@ public sealed class MassTransitReaderTests
     [MemberData(nameof(Serializers))]
     public void ASendWithACorrelationIdAndHeaders_IsReadWithEveryFieldMassTransitCarried(bool fast)
     {
-        Guid correlation = Guid.NewGuid(), conversation = Guid.NewGuid(), initiator = Guid.NewGuid();
+        Guid correlation = Guid.NewGuid(), conversation = Guid.NewGuid(), initiator = Guid.NewGuid(), request = Guid.NewGuid();
         Guid? messageId = null;
         DateTime? sent = null;
         byte[] body = MassTransitBodies.Serialize(Submitted(), c =>
@@ -57,8 +57,12 @@ public sealed class MassTransitReaderTests
             c.CorrelationId = correlation;
             c.ConversationId = conversation;
             c.InitiatorId = initiator;
+            c.RequestId = request;
             c.SourceAddress = new Uri("amazonsqs://eu-west-1/orders");
             c.DestinationAddress = new Uri("amazonsqs://eu-west-1/billing");
+            c.ResponseAddress = new Uri("amazonsqs://eu-west-1/replies");
+            c.FaultAddress = new Uri("amazonsqs://eu-west-1/faults");
+            c.TimeToLive = TimeSpan.FromMinutes(5);
             c.Headers.Set("Tenant", "eu-1");
             c.Headers.Set("Attempt", 3);
             messageId = c.MessageId;
@@ -78,8 +82,13 @@ public sealed class MassTransitReaderTests
         Assert.Equal("interop.order-submitted", envelope.Type);
         Assert.True(envelope.IsNative);
         MassTransitMetadata mt = envelope.MassTransitMetadata!;
-        Assert.Equal((messageId, correlation, conversation, initiator, (Guid?)null), (mt.MessageId, mt.CorrelationId, mt.ConversationId, mt.InitiatorId, mt.RequestId));
-        Assert.Equal(("amazonsqs://eu-west-1/orders", "amazonsqs://eu-west-1/billing", (string?)null, (string?)null), (mt.SourceAddress, mt.DestinationAddress, mt.ResponseAddress, mt.FaultAddress));
+        Assert.Equal((messageId, correlation, conversation, initiator, (Guid?)request), (mt.MessageId, mt.CorrelationId, mt.ConversationId, mt.InitiatorId, mt.RequestId));
+        Assert.Equal(("amazonsqs://eu-west-1/orders", "amazonsqs://eu-west-1/billing", "amazonsqs://eu-west-1/replies", "amazonsqs://eu-west-1/faults"), (mt.SourceAddress, mt.DestinationAddress, mt.ResponseAddress, mt.FaultAddress));
+        using (var written = System.Text.Json.JsonDocument.Parse(body)) // the expiration MassTransit wrote, read by System.Text.Json
+        {
+            Assert.Equal(written.RootElement.GetProperty("expirationTime").GetDateTimeOffset(), mt.ExpirationTime);
+        }
+
         Assert.Equal([MessageUrn.ForTypeString<OrderSubmitted>()], mt.MessageTypes);
         Assert.Equal(sent, mt.SentTime!.Value.UtcDateTime);
         Assert.Equal("eu-1", mt.Headers["Tenant"]);
