@@ -113,6 +113,7 @@ public static class UserCodeFaultMatrix
         new(Seam.HandleMiddleware, Misbehaviour.ThrowsCancellationNotTheHosts, Fate.RetriedThenDeadLettered, 2002, Reported: true),
         new(Seam.HandleMiddleware, Misbehaviour.NeverCallsNext, Fate.Handled, null, Reported: false),
         new(Seam.HandleMiddleware, Misbehaviour.CallsNextTwice, Fate.RetriedThenDeadLettered, 2002, Reported: true),
+        new(Seam.HandleMiddleware, Misbehaviour.AnswersTheWrongType, Fate.RetriedThenDeadLettered, 2002, Reported: true),
 
         // Published: the serializers' and converters' write, publish middleware, FIFO id selectors.
         new(Seam.StringSerializerWrite, Misbehaviour.ThrowsItsOwnException, Thrown: typeof(InvalidEnvelopeException), Sent: false),
@@ -337,6 +338,10 @@ public sealed class FaultyHandleMiddleware : IHandleMiddleware
             case Misbehaviour.ThrowsAfterNext:
                 await nextStep(context);
                 throw Faults.Thrown();
+            case Misbehaviour.AnswersTheWrongType:
+                await nextStep(context);
+                context.Outcome = (HandleOutcome)(-1); // below the first member, so a check of the upper bound alone misses it
+                return;
             default:
                 throw Faults.Thrown();
         }
