@@ -58,7 +58,7 @@ public static class PumpBenchmark
             var span = TimeSpan.FromSeconds(int.Parse(args[one + 3], CultureInfo.InvariantCulture));
             Window w = which == "loop" ? RunLoop(oneBodies, 0, span).GetAwaiter().GetResult() : RunPump(oneBodies, 0, 10, which == "sdk", span).GetAwaiter().GetResult();
             GCMemoryInfo young = GC.GetGCMemoryInfo(GCKind.Ephemeral);
-            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F4} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg, {w.Gen0PerThousand:F2} gen0 GCs per 1000 msg, {w.PauseNsPerMessage:N0} ns GC pause per msg, {young.PromotedBytes:N0} bytes promoted by the last young collection, gen0 budget {young.GenerationInfo[0].SizeBeforeBytes:N0}"));
+            Console.WriteLine(string.Create(CultureInfo.InvariantCulture, $"{which}: {w.PerCpuSecond:N0} msg per CPU-s, {w.PerWallSecond:N0} msg per s, {w.BytesPerMessage:N0} bytes per msg, {w.WorkItemsPerMessage:F4} thread-pool work items per msg, {w.ContentionsPerMessage:F3} lock contentions per msg, {w.JitMsPerSecond:F1} ms JIT per s, {w.CompiledMethods} methods compiled, {w.Gen0PerThousand:F2} gen0 GCs per 1000 msg, {w.PauseNsPerMessage:N0} ns GC pause per msg, {young.PromotedBytes:N0} bytes promoted by the last young collection, gen0 budget {young.GenerationInfo[0].SizeBeforeBytes:N0}"));
             return;
         }
 
@@ -87,8 +87,8 @@ public static class PumpBenchmark
 
         Console.WriteLine($"Pump: one unmeasured run of each configuration, then {rounds} rounds of one window each of {window.TotalSeconds:0.#} s (after {Warmup.TotalSeconds:0.#} s of warm-up); medians, ratios per round. {Environment.ProcessorCount} cores, {Environment.Version}.");
         Console.WriteLine();
-        Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | Missive / loop (CPU): median | middle half of the rounds |");
-        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|");
+        Console.WriteLine("| lines | handler | MaxConcurrency | client | msg per CPU-s | msg per s (wall) | bytes per msg | msg per receive | msg per delete | requests per msg | JIT ms per s (mean) | Missive / loop (CPU): median | middle half of the rounds |");
+        Console.WriteLine("|---|---|---|---|---|---|---|---|---|---|---|---|---|");
         foreach (int lines in lineCounts)
         {
             List<string> bodies = Bodies(lines);
@@ -105,11 +105,11 @@ public static class PumpBenchmark
                     }
                 }
 
-                Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", Window.Median(loopRuns), null);
+                Print(lines, handlerMs, "-", "hand loop (AWSSDK.SQS)", loopRuns, null);
                 foreach (((int concurrency, bool sdk), List<Window> runs) in pumpRuns)
                 {
                     double[] ratios = runs.Select((w, i) => w.PerCpuSecond / loopRuns[i].PerCpuSecond).Order().ToArray();
-                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), sdk ? "Missive on AWSSDK.SQS" : "Missive (built-in client)", Window.Median(runs), ratios);
+                    Print(lines, handlerMs, concurrency.ToString(CultureInfo.InvariantCulture), sdk ? "Missive on AWSSDK.SQS" : "Missive (built-in client)", runs, ratios);
                 }
             }
         }
@@ -118,9 +118,13 @@ public static class PumpBenchmark
     private static int? Option(string[] args, string name)
         => Array.IndexOf(args, name) is >= 0 and var at && at + 1 < args.Length ? int.Parse(args[at + 1], CultureInfo.InvariantCulture) : null;
 
-    private static void Print(int lines, int handlerMs, string concurrency, string client, Window w, double[]? ratios)
-        => Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
-            $"| {lines} | {(handlerMs == 0 ? "returns at once" : $"{handlerMs} ms")} | {concurrency} | {client} | {w.PerCpuSecond:N0} | {w.PerWallSecond:N0} | {w.BytesPerMessage:N0} | {w.PerReceive:F2} | {w.PerDelete:F2} | {w.RequestsPerMessage:F3} | {(ratios is null ? "" : ratios[ratios.Length / 2].ToString("F2", CultureInfo.InvariantCulture))} | {(ratios is null ? "" : $"{ratios[ratios.Length / 4]:F2} to {ratios[(3 * ratios.Length) / 4]:F2}")} |"));
+    /// <summary>One row: the median window's figures, the JIT's time over all the rounds (compiling is process CPU too), the ratios.</summary>
+    private static void Print(int lines, int handlerMs, string concurrency, string client, List<Window> runs, double[]? ratios)
+    {
+        Window w = Window.Median(runs);
+        Console.WriteLine(string.Create(CultureInfo.InvariantCulture,
+            $"| {lines} | {(handlerMs == 0 ? "returns at once" : $"{handlerMs} ms")} | {concurrency} | {client} | {w.PerCpuSecond:N0} | {w.PerWallSecond:N0} | {w.BytesPerMessage:N0} | {w.PerReceive:F2} | {w.PerDelete:F2} | {w.RequestsPerMessage:F3} | {runs.Average(r => r.JitMsPerSecond):F1} | {(ratios is null ? "" : ratios[ratios.Length / 2].ToString("F2", CultureInfo.InvariantCulture))} | {(ratios is null ? "" : $"{ratios[ratios.Length / 4]:F2} to {ratios[(3 * ratios.Length) / 4]:F2}")} |"));
+    }
 
     /// <summary>Envelopes of an order of <paramref name="lines"/> lines, as the fast serializer writes them to an SQS body.</summary>
     private static List<string> Bodies(int lines)
@@ -258,7 +262,7 @@ public static class PumpBenchmark
         public Task HandleAsync(MessageEnvelope<OrderPlaced> envelope, CancellationToken cancellationToken) => counter.HandleAsync(envelope);
     }
 
-    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable, long WorkItems, long Contentions, int Gen0, TimeSpan Pause)
+    private readonly record struct Snapshot(TimeSpan Cpu, long Allocated, long Wall, long Handled, long Receives, long Received, long DeleteCalls, long Deleted, long Billable, long WorkItems, long Contentions, int Gen0, TimeSpan Pause, TimeSpan Jit, long Compiled)
     {
         public static Snapshot Take(FakeSqsEndpoint endpoint, Counter counter) => new(
             Process.GetCurrentProcess().TotalProcessorTime,
@@ -273,7 +277,9 @@ public static class PumpBenchmark
             ThreadPool.CompletedWorkItemCount,
             Monitor.LockContentionCount,
             GC.CollectionCount(0),
-            GC.GetTotalPauseDuration());
+            GC.GetTotalPauseDuration(),
+            System.Runtime.JitInfo.GetCompilationTime(),
+            System.Runtime.JitInfo.GetCompiledMethodCount());
     }
 
     private sealed class Window(Snapshot start, Snapshot end)
@@ -296,6 +302,11 @@ public static class PumpBenchmark
         public double WorkItemsPerMessage => (end.WorkItems - start.WorkItems) / _handled;
 
         public double ContentionsPerMessage => (end.Contentions - start.Contentions) / _handled;
+
+        /// <summary>Time the JIT spent compiling per second of the window (process CPU the measured code did not spend).</summary>
+        public double JitMsPerSecond => (end.Jit - start.Jit).TotalMilliseconds / Stopwatch.GetElapsedTime(start.Wall, end.Wall).TotalSeconds;
+
+        public long CompiledMethods => end.Compiled - start.Compiled;
 
         public double Gen0PerThousand => 1000 * (end.Gen0 - start.Gen0) / _handled;
 

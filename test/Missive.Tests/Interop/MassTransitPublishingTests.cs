@@ -107,6 +107,47 @@ public sealed class MassTransitPublishingTests
         Assert.Contains("is set to PublishWithoutEnvelope and to PublishAsMassTransit", error.Message, StringComparison.Ordinal);
     }
 
+    /// <summary>
+    /// MassTransit's ids are GUIDs: an envelope id written as <c>Guid.ToString()</c> writes one is written as it is, any
+    /// other form of a GUID as the GUID it names, and an id that is no GUID as a new GUID, in each case what MassTransit's
+    /// deserializer reads as the message id.
+    /// </summary>
+    [Theory]
+    [InlineData("63276a04-4452-430f-a5df-ae1d31727408", "63276a04-4452-430f-a5df-ae1d31727408")]
+    [InlineData("63276A04-4452-430F-A5DF-AE1D31727408", "63276a04-4452-430f-a5df-ae1d31727408")]
+    [InlineData("{63276a04-4452-430f-a5df-ae1d31727408}", "63276a04-4452-430f-a5df-ae1d31727408")]
+    [InlineData("63276a0444524-30f-a5df-ae1d31727408", null)] // a digit where a dash belongs
+    [InlineData("63276a044452430fa5dfae1d31727408", "63276a04-4452-430f-a5df-ae1d31727408")]
+    [InlineData("63276a04-4452-430f-a5df-ae1d3172740g", null)] // a letter beyond f
+    [InlineData("63276a04-4452-430f-a5df-ae1d3172-408", null)] // a dash inside the last group
+    [InlineData("order-1", null)]
+    public void TheEnvelopesId_IsWrittenAsTheGuidItNames_OrANewOne(string id, string? written)
+    {
+        Missive.Serialization.MessageTypeMap map = new Missive.Serialization.MessageTypeMap(new Missive.Serialization.SerializationOptions { JsonSerializerContext = InteropJsonContext.Default });
+        map.Add<OrderSubmitted>("interop.order-submitted");
+        var writer = new OutboundMessageWriter(new Missive.Serialization.EnvelopeSerializerProvider(new Missive.Json.Utf8JsonEnvelopeSerializer(map), null));
+        var envelope = new MessageEnvelope<OrderSubmitted> { Id = id, Source = "/shop", Type = "interop.order-submitted", Message = new OrderSubmitted(OrderId, "ada", 1m, DateTimeOffset.UnixEpoch, []) };
+
+        string messageId = WrittenId();
+
+        Assert.Equal(written ?? messageId, messageId);
+        if (written is null)
+        {
+            Assert.True(Guid.TryParseExact(messageId, "D", out Guid fresh) && fresh != Guid.Empty);
+            Assert.NotEqual(messageId, WrittenId()); // new for each message
+        }
+
+        string WrittenId()
+        {
+            SqsSendRequest request = writer.ToSqsAsMassTransit(envelope, "billing", MessageUrn.ForTypeString<OrderSubmitted>(), null, null);
+            using var json = System.Text.Json.JsonDocument.Parse(request.Utf8Body);
+            string text = json.RootElement.GetProperty("messageId").GetString()!;
+            SerializerContext context = new SystemTextJsonMessageSerializer().Deserialize(new BytesMessageBody(request.Utf8Body.ToArray()), EmptyHeaders.Instance, new Uri("loopback://localhost/billing"));
+            Assert.Equal(context.MessageId!.Value.ToString(), text); // what MassTransit reads, in the form it writes
+            return text;
+        }
+    }
+
     private static InboundMessageReader TestReader()
     {
         Missive.Serialization.MessageTypeMap map = new Missive.Serialization.MessageTypeMap(new Missive.Serialization.SerializationOptions { JsonSerializerContext = InteropJsonContext.Default });

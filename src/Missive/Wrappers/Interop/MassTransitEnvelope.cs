@@ -38,6 +38,17 @@ internal static class MassTransitEnvelope
     /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
     private static string? s_absoluteSource;
 
+    // The written member names, escaped once (a name given as bytes is checked for characters to escape at every write).
+    private static readonly JsonEncodedText MessageIdName = JsonEncodedText.Encode("messageId"u8);
+    private static readonly JsonEncodedText SourceAddressName = JsonEncodedText.Encode("sourceAddress"u8);
+    private static readonly JsonEncodedText MessageTypeName = JsonEncodedText.Encode("messageType"u8);
+    private static readonly JsonEncodedText MessageName = JsonEncodedText.Encode("message"u8);
+    private static readonly JsonEncodedText SentTimeName = JsonEncodedText.Encode("sentTime"u8);
+    private static readonly JsonEncodedText HeadersName = JsonEncodedText.Encode("headers"u8);
+
+    /// <summary>The digits of a GUID as .NET and MassTransit write one (<c>D</c>, lowercase).</summary>
+    private static readonly System.Buffers.SearchValues<char> LowercaseHex = System.Buffers.SearchValues.Create("0123456789abcdef");
+
     /// <summary>
     /// The URN MassTransit's convention gives a type: <c>urn:message:</c>, the namespace, <c>:</c>, then the name, nested
     /// types after their declaring types and <c>+</c>, generic arguments as <c>[[Namespace:Name],…]</c> without arity.
@@ -363,25 +374,46 @@ internal static class MassTransitEnvelope
     public static void Write<T>(Utf8JsonWriter writer, MessageEnvelope<T> envelope, string urn, Serialization.Payloads.PayloadCodec<T> codec)
     {
         writer.WriteStartObject();
-        writer.WriteString("messageId"u8, Guid.TryParse(envelope.Id, out Guid id) ? id : Guid.NewGuid());
-        if (IsAbsoluteUri(envelope.Source))
+        if (IsWrittenGuid(envelope.Id))
         {
-            writer.WriteString("sourceAddress"u8, envelope.Source);
+            writer.WriteString(MessageIdName, envelope.Id); // the bus's own ids: written as they are, not parsed and formatted again
+        }
+        else
+        {
+            writer.WriteString(MessageIdName, Guid.TryParse(envelope.Id, out Guid id) ? id : Guid.NewGuid());
         }
 
-        writer.WriteStartArray("messageType"u8);
+        if (IsAbsoluteUri(envelope.Source))
+        {
+            writer.WriteString(SourceAddressName, envelope.Source);
+        }
+
+        writer.WriteStartArray(MessageTypeName);
         writer.WriteStringValue(urn);
         writer.WriteEndArray();
-        writer.WritePropertyName("message"u8);
+        writer.WritePropertyName(MessageName);
         codec.WriteJsonValue(writer, envelope.Message);
         if (envelope.Time is { } time)
         {
-            writer.WriteString("sentTime"u8, time.ToUniversalTime().UtcDateTime);
+            writer.WriteString(SentTimeName, time.ToUniversalTime().UtcDateTime);
         }
 
-        writer.WriteStartObject("headers"u8);
+        writer.WriteStartObject(HeadersName);
         writer.WriteEndObject();
         writer.WriteEndObject();
+    }
+
+    /// <summary>
+    /// Whether <paramref name="id"/> is a GUID as <c>Guid.ToString()</c> writes it (32 lowercase hexadecimal digits in
+    /// groups of 8, 4, 4, 4 and 12 joined by <c>-</c>): exactly what writing it parsed would give.
+    /// </summary>
+    private static bool IsWrittenGuid(string id)
+    {
+        ReadOnlySpan<char> text = id;
+        return text.Length == 36 && text[8] == '-' && text[13] == '-' && text[18] == '-' && text[23] == '-'
+            && !text[..8].ContainsAnyExcept(LowercaseHex) && !text[9..13].ContainsAnyExcept(LowercaseHex)
+            && !text[14..18].ContainsAnyExcept(LowercaseHex) && !text[19..23].ContainsAnyExcept(LowercaseHex)
+            && !text[24..].ContainsAnyExcept(LowercaseHex);
     }
 
     /// <summary>
