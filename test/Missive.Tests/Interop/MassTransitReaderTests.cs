@@ -285,6 +285,19 @@ public sealed class MassTransitReaderTests
     }
 
     [Fact]
+    public void AnEnvelopeWithoutSentTime_TakesTheTimeSqsStoredTheMessage()
+    {
+        string body = $$"""
+            {"messageId":"{{Guid.NewGuid()}}","messageType":["urn:message:Missive.Tests.Interop:OrderSubmitted"],
+             "message":{"orderId":"{{OrderId}}","customer":"ada","total":1,"submittedAt":"2026-12-01T09:30:00Z","lines":[]} }
+            """;
+
+        MessageEnvelope envelope = Reader(fast: true).Read(Message(body), Rules()).Envelope!;
+
+        Assert.Equal(DateTimeOffset.FromUnixTimeMilliseconds(1762180029441), envelope.Time); // the message's SentTimestamp
+    }
+
+    [Fact]
     public void AnEnvelopeWithItsMessageBeforeItsUrns_IsReadWhole_AsOneInMassTransitsOrder()
     {
         Guid messageId = Guid.NewGuid(), correlationId = Guid.NewGuid();

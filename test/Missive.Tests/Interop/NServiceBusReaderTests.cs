@@ -383,6 +383,17 @@ public sealed class NServiceBusReaderTests
         Assert.Contains("Body is not base64", error.Message, StringComparison.Ordinal);
     }
 
+    [Fact]
+    public void AMessageWithoutTimeSent_TakesTheTimeSqsStoredIt()
+    {
+        Dictionary<string, string> headers = Headers(typeof(OrderSubmitted).FullName!);
+        headers.Remove("NServiceBus.TimeSent");
+
+        MessageEnvelope envelope = Reader(fast: true).Read(Message(Wrapped(OrderJson(), headers)), Rules()).Envelope!;
+
+        Assert.Equal(DateTimeOffset.FromUnixTimeMilliseconds(1762180029441), envelope.Time); // the message's SentTimestamp
+    }
+
     [Theory]
     [InlineData("2026-12-01 09:30:00:000001 Z", true)]
     [InlineData("2024-02-29 23:59:59:999999 Z", true)]

@@ -182,9 +182,8 @@ public sealed partial class InboundMessageReader
     private MessageEnvelope ReadNServiceBusAs(MessageTypeInfo info, ReadOnlyMemory<byte> payload, NServiceBusMessage message, IReadOnlyDictionary<string, MessageAttributeValue> attributes, ref UnwrapState state)
     {
         (MessageEnvelope envelope, NServiceBusMetadata metadata) = message.Read(info, payload.Span, attributes, _settings);
-        AsNative(envelope, info.Identifier, ref state);
+        AsNative(envelope, info.Identifier, ref state, metadata.TimeSent);
         envelope.Id = string.IsNullOrEmpty(metadata.MessageId) ? envelope.Id : metadata.MessageId;
-        envelope.Time = metadata.TimeSent ?? envelope.Time;
         envelope.Source = string.IsNullOrEmpty(metadata.OriginatingEndpoint) ? envelope.Source : metadata.OriginatingEndpoint;
         envelope.NServiceBusMetadata = metadata;
         ContinueTrace(envelope, metadata.Headers.GetValueOrDefault(CloudEventAttributeNames.TraceParent));
@@ -213,15 +212,15 @@ public sealed partial class InboundMessageReader
         {
             metadata = MassTransitEnvelope.RawMetadata(attributes, messageTypes);
             envelope = ReadNativeAs(info.Lenient(), payload, ref state, type: null);
+            envelope.Time = metadata.SentTime ?? envelope.Time;
         }
         else
         {
             (envelope, metadata) = MassTransitEnvelope.Read(info, payload.Span, in preamble, _settings.JsonReaderOptions, _settings.LogMessageContent);
-            AsNative(envelope, info.Identifier, ref state);
+            AsNative(envelope, info.Identifier, ref state, metadata.SentTime);
         }
 
         envelope.Id = metadata.MessageId?.ToString() ?? envelope.Id;
-        envelope.Time = metadata.SentTime ?? envelope.Time;
         envelope.Source = string.IsNullOrEmpty(metadata.SourceAddress) ? envelope.Source : metadata.SourceAddress;
         envelope.MassTransitMetadata = metadata;
         if (attributes.TryGetValue(MassTransitEnvelope.ActivityIdAttribute, out MessageAttributeValue? activity) && !activity.IsBinary)
@@ -273,15 +272,18 @@ public sealed partial class InboundMessageReader
         return AsNative(envelope, type ?? info.Identifier, ref state);
     }
 
-    /// <summary>Gives a native message's envelope its attributes, from the wrappers it came in or from SQS.</summary>
-    private static MessageEnvelope AsNative(MessageEnvelope envelope, string type, ref UnwrapState state)
+    /// <summary>
+    /// Gives a native message's envelope its attributes, from the wrappers it came in or from SQS; its time is
+    /// <paramref name="sent"/> when the message itself said when it was sent (the wrappers' and SQS's are then not read).
+    /// </summary>
+    private static MessageEnvelope AsNative(MessageEnvelope envelope, string type, ref UnwrapState state, DateTimeOffset? sent = null)
     {
         SqsMessage message = state.Message;
         envelope.Id = state.EventBridge?.EventId ?? state.Sns?.MessageId ?? message.MessageId;
         envelope.Source = state.EventBridge?.Source ?? state.Sns?.TopicArn ?? SqsSource;
         envelope.Type = type;
         envelope.DataContentType ??= ContentTypes.ApplicationJson;
-        envelope.Time = state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SqsMetadata.TimestampOf(message.SystemAttributes, SqsSystemAttributes.SentTimestamp);
+        envelope.Time = sent ?? state.EventBridge?.Time ?? state.Sns?.Timestamp ?? SqsMetadata.TimestampOf(message.SystemAttributes, SqsSystemAttributes.SentTimestamp);
         envelope.IsNative = true;
         return envelope;
     }
