@@ -38,13 +38,14 @@ internal static class MassTransitEnvelope
     /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
     private static string? s_absoluteSource;
 
-    // The written member names, escaped once (a name given as bytes is checked for characters to escape at every write).
-    private static readonly JsonEncodedText MessageIdName = JsonEncodedText.Encode("messageId"u8);
-    private static readonly JsonEncodedText SourceAddressName = JsonEncodedText.Encode("sourceAddress"u8);
+    // The written member names (the read ones' spelling), escaped once: a name given as bytes is checked for characters
+    // to escape at every write.
+    private static readonly JsonEncodedText MessageIdName = JsonEncodedText.Encode(NameOf(Member.MessageId));
+    private static readonly JsonEncodedText SourceAddressName = JsonEncodedText.Encode(NameOf(Member.SourceAddress));
     private static readonly JsonEncodedText MessageTypeName = JsonEncodedText.Encode("messageType"u8);
-    private static readonly JsonEncodedText MessageName = JsonEncodedText.Encode("message"u8);
-    private static readonly JsonEncodedText SentTimeName = JsonEncodedText.Encode("sentTime"u8);
-    private static readonly JsonEncodedText HeadersName = JsonEncodedText.Encode("headers"u8);
+    private static readonly JsonEncodedText MessageName = JsonEncodedText.Encode(NameOf(Member.Message));
+    private static readonly JsonEncodedText SentTimeName = JsonEncodedText.Encode(NameOf(Member.SentTime));
+    private static readonly JsonEncodedText HeadersName = JsonEncodedText.Encode(NameOf(Member.Headers));
 
     /// <summary>The digits of a GUID as .NET and MassTransit write one (<c>D</c>, lowercase).</summary>
     private static readonly System.Buffers.SearchValues<char> LowercaseHex = System.Buffers.SearchValues.Create("0123456789abcdef");
