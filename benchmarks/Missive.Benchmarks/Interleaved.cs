@@ -19,10 +19,9 @@ public static class Interleaved
 
     /// <param name="interopOnly">Only MassTransit's and NServiceBus's reads and writes (<c>--interleaved interop</c>).</param>
     /// <param name="bus">
-    /// Only this bus's read and write (<c>MassTransit</c> or <c>NServiceBus</c>), or both. In one process the read that
-    /// runs second stays 5-10% further from its floor (cause not found), so each measured alone,
-    /// in a process of its own, is the read as a service of that bus's messages has it; the two in one process, one that
-    /// takes both.
+    /// Only this bus's read and write (<c>MassTransit</c> or <c>NServiceBus</c>), or both: each alone, in a process of its
+    /// own, is the read as a service of that bus's messages has it; the two in one process, one that takes both (the second
+    /// bus's read stayed 8-13% further from its floor while both read through one metadata cache).
     /// </param>
     public static void Run(bool interopOnly, string? bus = null)
     {

@@ -29,11 +29,13 @@ internal abstract class MessageTypeInfo
     public abstract void ReadJsonData(MessageEnvelope envelope, ref Utf8JsonReader reader);
 
     /// <summary>
-    /// This registration reading as MassTransit's serializer reads: numbers also from strings (MassTransit writes
+    /// This registration reading as <paramref name="bus"/>'s serializer reads: numbers also from strings (MassTransit writes
     /// <c>decimal</c> as one) and member names in any case; itself when its message is not read through System.Text.Json
-    /// metadata or its options read so already.
+    /// metadata. Each bus reads through metadata of its own, never the registration's nor the other bus's: System.Text.Json
+    /// learns the member names a type's metadata meets in the spelling it meets them (MassTransit's are camelCase,
+    /// NServiceBus's as declared), and metadata shared by both buses looked up every name of the second one the slow way.
     /// </summary>
-    public abstract MessageTypeInfo Lenient();
+    public abstract MessageTypeInfo Lenient(ForeignBus bus);
 
     /// <summary>Reads a DOM <c>data</c> value into the envelope's message.</summary>
     public abstract void ReadJsonData(MessageEnvelope envelope, JsonElement element);

@@ -7,20 +7,24 @@ namespace Missive.Serialization;
 /// <summary>A registered message type <typeparamref name="T"/>.</summary>
 internal sealed class MessageTypeInfo<T> : MessageTypeInfo
 {
+    private MessageTypeInfo? _massTransit;
+
+    private MessageTypeInfo? _nServiceBus;
+
     public MessageTypeInfo(string identifier, string contentType, PayloadCodec<T> codec)
         : base(identifier, contentType, typeof(T))
     {
         Codec = codec;
     }
 
-    private MessageTypeInfo? _lenient;
-
     public PayloadCodec<T> Codec { get; }
 
-    public override MessageTypeInfo Lenient()
-        => _lenient ??= Codec.Lenient() is { } codec && codec != Codec
-            ? new MessageTypeInfo<T>(Identifier, ContentType, codec)
-            : this;
+    public override MessageTypeInfo Lenient(ForeignBus bus) => bus == ForeignBus.MassTransit
+        ? _massTransit ??= LenientCopy()
+        : _nServiceBus ??= LenientCopy();
+
+    private MessageTypeInfo<T> LenientCopy()
+        => Codec.Lenient() is { } codec && codec != Codec ? new MessageTypeInfo<T>(Identifier, ContentType, codec) : this;
 
     public override MessageEnvelope CreateEnvelope() => new MessageEnvelope<T>();
 

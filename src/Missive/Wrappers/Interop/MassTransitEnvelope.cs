@@ -237,7 +237,7 @@ internal static class MassTransitEnvelope
     {
         MessageEnvelope envelope = info.CreateEnvelope();
         envelope.DataContentType = ContentTypes.ApplicationJson;
-        MessageTypeInfo lenient = info.Lenient();
+        MessageTypeInfo lenient = info.Lenient(ForeignBus.MassTransit);
         bool hasMessage = false;
 
         // Positions in errors are the body's: the reader reads on from the preamble's end over the rest of the body.

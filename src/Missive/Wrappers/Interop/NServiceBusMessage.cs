@@ -541,7 +541,7 @@ internal sealed class NServiceBusMessage
         try
         {
             reader.Read();
-            info.Lenient().ReadJsonData(envelope, ref reader);
+            info.Lenient(ForeignBus.NServiceBus).ReadJsonData(envelope, ref reader);
             if (reader.Read())
             {
                 throw ThrowHelper.Create(InvalidEnvelopeReason.Malformed, "The NServiceBus message has content after its JSON value", reader.TokenStartIndex);

@@ -211,7 +211,7 @@ public sealed partial class InboundMessageReader
         if (raw)
         {
             metadata = MassTransitEnvelope.RawMetadata(attributes, messageTypes);
-            envelope = ReadNativeAs(info.Lenient(), payload, ref state, type: null);
+            envelope = ReadNativeAs(info.Lenient(ForeignBus.MassTransit), payload, ref state, type: null);
             envelope.Time = metadata.SentTime ?? envelope.Time;
         }
         else
