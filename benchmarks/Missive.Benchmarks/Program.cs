@@ -18,7 +18,8 @@ using Perfolizer.Horology;
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --interleaved [interop] (reads and writes against their floor, in alternation: a drift check)
 //   --interleaved interop masstransit|nservicebus: one bus's read and write only (the process has run nothing of the other's)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --pump [--short] (the bus consuming a backlog against a loop on AWSSDK.SQS, per CPU-second;
-//   --lines 1|10 and --handler 0|5 measure one group of rows; --pump --one loop|builtin|sdk <lines> <seconds>: one of them alone, for a profiler)
+//   --lines 1|10 and --handler 0|5 measure one group of rows; --pump --one loop|builtin|sdk <lines> <seconds>: one of them alone, for a profiler;
+//   --pump --overhead [--lines N]: the loop and the pump on a transport that costs nothing, the bus's own CPU per message)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish [--short] (1,000 messages: single, batch, coalesced, against AWSSDK.SQS batches, per CPU-second)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish --pieces    (a batch publish's time and bytes, piece by piece)
 // dotnet run -c Release --project benchmarks/Missive.Benchmarks -- --publish --profile "one batch publish" [lines]  (one way over and over, for a profiler)

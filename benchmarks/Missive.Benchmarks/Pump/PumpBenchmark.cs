@@ -49,6 +49,13 @@ public static class PumpBenchmark
 
     public static void Run(string[] args)
     {
+        if (args.Contains("--overhead"))
+        {
+            // The bus's own cost per message, on a transport that costs nothing (PumpOverhead).
+            PumpOverhead.Run(Option(args, "--lines") is { } n ? [n] : [1, 10], args.Contains("--short") ? 7 : 15, TimeSpan.FromSeconds(args.Contains("--short") ? 0.5 : 1));
+            return;
+        }
+
         int one = Array.IndexOf(args, "--one");
         if (one >= 0)
         {
@@ -127,7 +134,7 @@ public static class PumpBenchmark
     }
 
     /// <summary>Envelopes of an order of <paramref name="lines"/> lines, as the fast serializer writes them to an SQS body.</summary>
-    private static List<string> Bodies(int lines)
+    internal static List<string> Bodies(int lines)
     {
         var bodies = new List<string>();
         for (int i = 0; i < 16; i++)
