@@ -38,8 +38,8 @@ internal static class MassTransitEnvelope
     /// <summary>The source last found to be an absolute URI: a bus publishes from one source, so parsing it runs once, not per message.</summary>
     private static string? s_absoluteSource;
 
-    // The written member names (the read ones' spelling), escaped once: a name given as bytes is checked for characters
-    // to escape at every write.
+    // The written member names (the read ones' spelling; messageType's is also what the preamble looks for), escaped
+    // once: a name given as bytes is checked for characters to escape at every write.
     private static readonly JsonEncodedText MessageIdName = JsonEncodedText.Encode(NameOf(Member.MessageId));
     private static readonly JsonEncodedText SourceAddressName = JsonEncodedText.Encode(NameOf(Member.SourceAddress));
     private static readonly JsonEncodedText MessageTypeName = JsonEncodedText.Encode("messageType"u8);
@@ -142,7 +142,7 @@ internal static class MassTransitEnvelope
 
             while (reader.Read() && reader.TokenType == JsonTokenType.PropertyName)
             {
-                if (reader.ValueTextEquals("messageType"u8))
+                if (reader.ValueTextEquals(MessageTypeName.EncodedUtf8Bytes))
                 {
                     reader.Read();
                     return reader.TokenType == JsonTokenType.StartArray && ReadUrns(ref reader) is { } urns

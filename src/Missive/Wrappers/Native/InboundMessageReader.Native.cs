@@ -211,8 +211,7 @@ public sealed partial class InboundMessageReader
         if (raw)
         {
             metadata = MassTransitEnvelope.RawMetadata(attributes, messageTypes);
-            envelope = ReadNativeAs(info.Lenient(ForeignBus.MassTransit), payload, ref state, type: null);
-            envelope.Time = metadata.SentTime ?? envelope.Time;
+            envelope = ReadNativeAs(info.Lenient(ForeignBus.MassTransit), payload, ref state, type: null); // a raw body carries no time of its own
         }
         else
         {
